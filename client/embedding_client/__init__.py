@@ -5,6 +5,8 @@ and httpx only.  The public API is re-exported here; every other module is
 private.
 """
 
+from . import health
+from .health import EmbeddingHealth
 from .outcome import EmbedOutcome
 
-__all__ = ["EmbedOutcome"]
+__all__ = ["EmbeddingHealth", "health", "EmbedOutcome"]
