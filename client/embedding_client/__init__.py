@@ -6,7 +6,19 @@ private.
 """
 
 from . import health
+from .cache import TTLCache
+from .client import EmbeddingClient, Vectors
 from .health import EmbeddingHealth
 from .outcome import EmbedOutcome
+from .packing import pack_embedding, unpack_embedding
 
-__all__ = ["EmbeddingHealth", "health", "EmbedOutcome"]
+__all__ = [
+    "EmbedOutcome",
+    "EmbeddingClient",
+    "EmbeddingHealth",
+    "TTLCache",
+    "Vectors",
+    "health",
+    "pack_embedding",
+    "unpack_embedding",
+]
