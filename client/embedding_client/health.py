@@ -13,7 +13,7 @@ why it imports nothing but the standard library.
 States (per process, reset on restart)::
 
     unknown --observe(ok, attempted)--> healthy
-    unknown/healthy --threshold consecutive attempted failures--> fault
+    unknown/healthy --threshold consecutive failed calls--> fault
     fault --observe(ok, attempted)--> healthy      (only recall clears)
     any --observe_config("none")--> hint           (no debounce)
     hint --observe_config("http"/"api")--> unknown
@@ -330,21 +330,29 @@ class EmbeddingHealth:
 
         A failed attempted call counts toward the threshold and carries its
         evidence.  An ok attempted call means the backend answered: health is
-        restored and the next outage gets the full runbook again.  A call that
-        sent nothing (cache hit, mode ``none``) says nothing about the
-        backend and changes nothing.
+        restored and the next outage gets the full runbook again.  A cache
+        hit sent nothing, says nothing about the backend and changes nothing.
+
+        A call that sent nothing but still carries an error (the client's
+        "no endpoint URL configured", "not a supported embedding mode")
+        counts as a failure too: it is a broken setup that will fail on every
+        recall, and ignoring it would be exactly the silent degradation this
+        module exists to end.  Only an error-free unattempted failure (mode
+        ``none``) is not a failure.
         """
         with self._lock:
-            if self._state == HINT or not outcome.attempted:
+            if self._state == HINT:
                 # In a hint there is no client to fail or recover; config is
                 # the authority and observe_config moves out of it.
                 return
             if outcome.ok:
-                self._failures = 0
-                if self._state != HEALTHY:
-                    self._set(HEALTHY, None, None)
+                if outcome.attempted:
+                    self._failures = 0
+                    if self._state != HEALTHY:
+                        self._set(HEALTHY, None, None)
                 return
-            self._fail(outcome.error)
+            if outcome.attempted or outcome.error:
+                self._fail(outcome.error)
 
     def observe_maintenance(self, outcome: Outcome) -> None:
         """Feed an outcome from a maintenance job (e.g. a background re-embed).
@@ -354,9 +362,10 @@ class EmbeddingHealth:
         path or batch than recall; only recall speaks for what users get.
         """
         with self._lock:
-            if self._state == HINT or not outcome.attempted or outcome.ok:
+            if self._state == HINT or outcome.ok:
                 return
-            self._fail(outcome.error)
+            if outcome.attempted or outcome.error:
+                self._fail(outcome.error)
 
     # --- reading -------------------------------------------------------------
 

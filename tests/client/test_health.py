@@ -391,3 +391,23 @@ def test_default_is_one_process_wide_instance(monkeypatch: pytest.MonkeyPatch) -
     assert fresh.snapshot()["multi_session"] is True
     assert embedding_client.health is health_mod
     assert embedding_client.EmbeddingHealth is EmbeddingHealth
+
+
+def test_a_broken_setup_that_sends_nothing_still_faults() -> None:
+    # The client reports a missing URL without sending a request; recall
+    # would be keyword-only forever, so it must not stay silent.
+    no_url = EmbedOutcome(False, False, "mode=http has no endpoint URL configured")
+    h = EmbeddingHealth()
+    h.observe_config("http")
+    h.observe(no_url)
+    h.observe(no_url)
+    adv = h.maybe_advisory()
+    assert adv is not None and "no endpoint URL" in adv["evidence"]
+
+
+def test_mode_none_outcomes_are_not_failures() -> None:
+    h = EmbeddingHealth()
+    for _ in range(5):
+        h.observe(MODE_NONE)
+        h.observe_maintenance(MODE_NONE)
+    assert h.maybe_advisory() is None
