@@ -1,0 +1,14 @@
+"""Structured 3-way merge of Python modules.
+
+The pipeline runs one stage per module: `tree` (parse into keyed trees),
+`match` (pair nodes, find moves), `merge` (decide), `render` (code, markers,
+re-parse).  `lines` is the line-based fast path and fallback, and
+`inventory` proves that nothing either side added was lost.
+
+Nothing here knows about manifests, git repositories or the CLI.
+"""
+
+from .engine import DEFAULT_BUDGET, merge3
+from .result import Change, Conflict, MergeResult
+
+__all__ = ["DEFAULT_BUDGET", "Change", "Conflict", "MergeResult", "merge3"]

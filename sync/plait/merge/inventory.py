@@ -1,0 +1,310 @@
+"""The ledger of what a module contains, for "nothing is lost silently".
+
+A merge must keep everything either side added: definitions, imported
+names, `except` types, `if/elif` branches, decorators, keyword arguments,
+parameters, class bases, and dict/set/list/`__all__` entries.  Rather than
+trusting the merge walk to have done so, we take an inventory of base, ours,
+theirs and the result with the stdlib `ast` (fast, C-speed, formatting
+insensitive) and compare them.  The same ledger yields the change summary
+that sync and vendor report (`applied` from theirs, `kept` from ours), so the
+fast line path and the structured path report identically.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass
+
+from .result import Change, Conflict
+
+MODULE = "<module>"
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True, order=True)
+class Item:
+    kind: str  # def, class, param, decorator, base, import, except, branch, kwarg, entry, statements
+    path: str  # qualname of the def itself (def/class) or of the enclosing def
+    detail: str  # human name of the element, empty for def/class
+
+
+class Inventory:
+    """Items of one module, with fingerprints for definitions."""
+
+    def __init__(self) -> None:
+        self.items: set[Item] = set()
+        self.fingerprints: dict[Item, str] = {}
+        self.def_counts: Counter[str] = Counter()
+        self._by_detail: dict[tuple[str, str], set[str]] | None = None
+
+    def paths_for(self, kind: str, detail: str) -> set[str]:
+        """Where an element with this name stands, wherever it was moved to."""
+        if self._by_detail is None:
+            self._by_detail = {}
+            for it in self.items:
+                self._by_detail.setdefault((it.kind, it.detail), set()).add(it.path)
+        return self._by_detail.get((kind, detail), set())
+
+
+def take_inventory(tree: ast.Module, source: str) -> Inventory:
+    inv = Inventory()
+    _Collector(inv, source).collect(tree)
+    return inv
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, inv: Inventory, source: str) -> None:
+        self.inv = inv
+        self.source = source
+        self.scope: list[str] = []
+        self.container: list[str] = []
+
+    # -- helpers -------------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        return ".".join(self.scope) or MODULE
+
+    def src(self, node: ast.AST) -> str:
+        # The author's own spelling reads better in reports than ast.unparse's.
+        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+
+    def add(self, kind: str, detail: str, path: str | None = None) -> None:
+        self.inv.items.add(Item(kind, self.path if path is None else path, detail))
+
+    def collect(self, tree: ast.Module) -> None:
+        own = [s for s in tree.body if not isinstance(s, _DEFS)]
+        if own:
+            item = Item("statements", MODULE, "module-level statements")
+            self.inv.items.add(item)
+            self.inv.fingerprints[item] = ast.dump(ast.Module(body=own, type_ignores=[]))
+        self.visit(tree)
+
+    # -- definitions ---------------------------------------------------------------
+    def _visit_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        qual = ".".join([*self.scope, node.name])
+        kind = "class" if isinstance(node, ast.ClassDef) else "def"
+        item = Item(kind, qual, "")
+        self.inv.items.add(item)
+        self.inv.def_counts[qual] += 1
+        # A definition's fingerprint leaves out nested definitions so that a
+        # changed method reports as that method, not also as its class.
+        own_body = [s for s in node.body if not isinstance(s, _DEFS)]
+        shell = ast.dump(node.__class__(**{**{f: getattr(node, f, None) for f in node._fields}, "body": own_body}))
+        self.inv.fingerprints[item] = shell
+        for dec in node.decorator_list:
+            callee = dec.func if isinstance(dec, ast.Call) else dec
+            self.add("decorator", f"decorator @{self.src(callee)}", qual)
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                self.add("base", f"base {self.src(base)}", qual)
+            for kw in node.keywords:
+                self.add("base", f"base {kw.arg or '**'}=", qual)
+        else:
+            a = node.args
+            for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                self.add("param", f"parameter {p.arg}", qual)
+            if a.vararg:
+                self.add("param", f"parameter *{a.vararg.arg}", qual)
+            if a.kwarg:
+                self.add("param", f"parameter **{a.kwarg.arg}", qual)
+        for dec in node.decorator_list:
+            self.visit(dec)
+        self.scope.append(node.name)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scope.pop()
+
+    visit_FunctionDef = _visit_def
+    visit_AsyncFunctionDef = _visit_def
+    visit_ClassDef = _visit_def
+
+    # -- elements ------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        mod = "." * node.level + (node.module or "")
+        for a in node.names:
+            self.add("import", f"from {mod} import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is not None:
+            types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            for t in types:
+                self.add("except", f"except type {self.src(t)}")
+        self.generic_visit(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        self.add("branch", f"branch {self.src(node.test)}")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = self.src(node.func)
+        for kw in node.keywords:
+            self.add("kwarg", f"keyword argument {kw.arg or '**'} in {callee}(...)")
+        self.generic_visit(node)
+
+    def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        names = [self.src(t) for t in targets]
+        self.container.append(names[0] if names else "")
+        if value is not None:
+            self.visit(value)
+        self.container.pop()
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._visit_assign_value(node.targets, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._visit_assign_value([node.target], node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._visit_assign_value([node.target], node.value)
+
+    def _where(self) -> str:
+        target = self.container[-1] if self.container else ""
+        return f" in {target}" if target else ""
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        where = self._where()
+        for key in node.keys:
+            self.add("entry", f"dict key {self.src(key) if key is not None else '**'}{where}")
+        self.container.append("")
+        for v in node.values:
+            self.visit(v)
+        for k in node.keys:
+            if k is not None:
+                self.visit(k)
+        self.container.pop()
+
+    def _visit_collection(self, node: ast.List | ast.Set | ast.Tuple, always: bool) -> None:
+        # Literal collections count as entries where they are data (assigned
+        # constants like __all__, and sets); a tuple in `return a, b` is a value.
+        if always or (self.container and self.container[-1]):
+            where = self._where()
+            for elt in node.elts:
+                self.add("entry", f"entry {self.src(elt)}{where}")
+        self.container.append("")
+        for elt in node.elts:
+            self.visit(elt)
+        self.container.pop()
+
+    def visit_List(self, node: ast.List) -> None:
+        self._visit_collection(node, always=False)
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        self._visit_collection(node, always=False)
+
+    def visit_Set(self, node: ast.Set) -> None:
+        self._visit_collection(node, always=True)
+
+
+# -- comparing inventories ------------------------------------------------------------
+
+def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
+    changes: list[Change] = []
+    added = side.items - base.items
+    removed = base.items - side.items
+    moved_from: dict[Item, Item] = {}
+    for gone in removed:
+        if gone.kind not in ("def", "class"):
+            continue
+        name = gone.path.rsplit(".", 1)[-1]
+        for new in added:
+            if new.kind == gone.kind and new.path.rsplit(".", 1)[-1] == name and new not in moved_from:
+                moved_from[new] = gone
+                break
+    moved_sources = set(moved_from.values())
+    for it in sorted(added):
+        if it in moved_from:
+            changes.append(Change(label, "moved", it.path, it.detail, f"from {moved_from[it].path}"))  # type: ignore[arg-type]
+        else:
+            changes.append(Change(label, "added", it.path, it.detail))  # type: ignore[arg-type]
+    for it in sorted(removed - moved_sources):
+        changes.append(Change(label, "removed", it.path, it.detail))  # type: ignore[arg-type]
+    for it in sorted(base.items & side.items):
+        if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
+            changes.append(Change(label, "changed", it.path, it.detail))  # type: ignore[arg-type]
+    return changes
+
+
+def _is_under(path: str, container: str) -> bool:
+    return path == container or path.startswith(container + ".")
+
+
+def summarize(
+    base: Inventory, ours: Inventory, theirs: Inventory, result: Inventory | None
+) -> tuple[list[Change], list[Conflict]]:
+    """What each side contributed, and any addition the result lost.
+
+    Returns (changes, lost).  An addition found in the result under another
+    path is reported as having moved with its enclosing block, which is how a
+    lineage's branch follows upstream's dispatch into a new method.
+    """
+    o = _side_changes(base, ours, "ours")
+    t = _side_changes(base, theirs, "theirs")
+    key = lambda c: (c.kind, c.path, c.detail)  # noqa: E731
+    t_keys = {key(c) for c in t}
+    o_keys = {key(c) for c in o}
+    merged: list[Change] = []
+    for c in o:
+        merged.append(Change("both", c.kind, c.path, c.detail, c.note) if key(c) in t_keys else c)
+    merged.extend(c for c in t if key(c) not in o_keys)
+
+    lost: list[Conflict] = []
+    if result is None:
+        return merged, lost
+    final: list[Change] = []
+    for c in merged:
+        if c.kind in ("added", "moved") and c.detail:
+            item = Item(_kind_of(c, ours, theirs), c.path, c.detail)
+            if item not in result.items:
+                elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
+                if elsewhere:
+                    c = Change(c.side, c.kind, c.path, c.detail, f"moved with the enclosing block into {elsewhere[0]}")
+                elif not _container_removed(c.path, result):
+                    lost.append(Conflict(c.path, "lost", f"{c.side} added {c.detail} but the merge result lacks it"))
+        elif c.kind in ("added", "moved") and Item("def", c.path, "") not in result.items and Item("class", c.path, "") not in result.items:
+            lost.append(Conflict(c.path, "lost", f"{c.side} added {c.path} but the merge result lacks it"))
+        final.append(c)
+    # The same name defined twice where neither side had that is two bodies
+    # silently stacked, which a line merge happily produces.
+    for qual, n in result.def_counts.items():
+        if n > max(ours.def_counts.get(qual, 0), theirs.def_counts.get(qual, 0)):
+            lost.append(Conflict(qual, "add/add", f"{qual} is defined {n} times in the result"))
+    return final, lost
+
+
+def _kind_of(change: Change, ours: Inventory, theirs: Inventory) -> str:
+    for inv in (ours, theirs):
+        for it in inv.items:
+            if it.path == change.path and it.detail == change.detail:
+                return it.kind
+    return ""
+
+
+def _container_removed(path: str, result: Inventory) -> bool:
+    """An element is not lost when the definition holding it is gone on purpose."""
+    if path == MODULE:
+        return False
+    return Item("def", path, "") not in result.items and Item("class", path, "") not in result.items
+
+
+def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list[str]:
+    """Definitions deleted by one side and changed by the other, or added twice differently.
+
+    A clean line merge can hide either, so the fast path is refused for them.
+    """
+    bad: list[str] = []
+    defs = lambda inv: {i: inv.fingerprints[i] for i in inv.items if i.kind in ("def", "class")}  # noqa: E731
+    b, o, t = defs(base), defs(ours), defs(theirs)
+    for item, fp in b.items():
+        if item not in o and item in t and t[item] != fp:
+            bad.append(item.path)
+        if item not in t and item in o and o[item] != fp:
+            bad.append(item.path)
+    for item in set(o) & set(t):
+        if item not in b and o[item] != t[item]:
+            bad.append(item.path)
+    return bad

@@ -1,0 +1,313 @@
+"""Stage 2, match: pair base nodes with their versions on one side.
+
+Keys first (names, import modules, assignment targets, branch tests), then
+the longest common subsequence of unchanged text, then similarity only inside
+the gaps that are left, so nothing goes quadratic on big modules.  Last, the
+statements one side deleted are paired with statements that side added
+anywhere else: that is a move, and the other side's edits follow the block to
+its new home.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import TypeVar
+
+import libcst as cst
+
+from .tree import Texts, block_body, child_bodies, handler_key, if_chain, kind_of, statement_key, branch_key
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+# Below this many words a statement (`return None`) is too generic to call a move.
+MOVE_MIN_WORDS = 6
+MOVE_MIN_SIMILARITY = 0.5
+MOVE_MIN_SIMILARITY_KEYED = 0.25
+GAP_MIN_SIMILARITY = 0.2
+
+
+class BudgetExceeded(Exception):
+    """The per-file time budget ran out; the caller falls back to a line merge."""
+
+
+@dataclass
+class Deadline:
+    at: float
+
+    def check(self) -> None:
+        if time.perf_counter() > self.at:
+            raise BudgetExceeded
+
+
+def match_sequence(
+    base: Sequence[N],
+    side: Sequence[N],
+    texts: Texts,
+    key: Callable[[N], Hashable | None],
+    *,
+    pair_gaps: bool = True,
+) -> dict[int, int]:
+    """Pair positions of `base` with positions of `side`: {base index: side index}.
+
+    Unique keys pair regardless of position; unkeyed elements pair along the
+    longest run of unchanged text; with `pair_gaps`, what is left pairs within
+    its gap by kind and similarity, so an edited `return` stays one edit
+    instead of a deletion plus an addition.  Commutative collections turn gap
+    pairing off: there, a different element is a different element.
+    """
+    pairs: dict[int, int] = {}
+    bkeys = [key(n) for n in base]
+    skeys = [key(n) for n in side]
+    bcount: dict[Hashable, int] = {}
+    scount: dict[Hashable, int] = {}
+    for k in bkeys:
+        if k is not None:
+            bcount[k] = bcount.get(k, 0) + 1
+    for k in skeys:
+        if k is not None:
+            scount[k] = scount.get(k, 0) + 1
+    side_by_key = {k: j for j, k in enumerate(skeys) if k is not None and scount[k] == 1}
+    for i, k in enumerate(bkeys):
+        if k is not None and bcount[k] == 1 and k in side_by_key:
+            pairs[i] = side_by_key[k]
+    taken = set(pairs.values())
+
+    rest_b = [i for i in range(len(base)) if i not in pairs]
+    rest_s = [j for j in range(len(side)) if j not in taken]
+    if rest_b and rest_s:
+        sm = SequenceMatcher(None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False)
+        for a, b, size in sm.get_matching_blocks():
+            for d in range(size):
+                pairs[rest_b[a + d]] = rest_s[b + d]
+                taken.add(rest_s[b + d])
+    if pair_gaps:
+        _pair_gaps(base, side, texts, pairs, taken, bkeys)
+    return pairs
+
+
+def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list) -> None:
+    unmatched = [i for i in range(len(base)) if i not in pairs]
+    if not unmatched:
+        return
+    # The side window a base element may pair within: between the side
+    # positions of its nearest paired neighbours.
+    prev_side = [-1] * len(base)
+    last = -1
+    for i in range(len(base)):
+        if i in pairs:
+            last = max(last, pairs[i])
+        prev_side[i] = last
+    next_side = [len(side)] * len(base)
+    nxt = len(side)
+    for i in range(len(base) - 1, -1, -1):
+        if i in pairs:
+            nxt = min(nxt, pairs[i])
+        next_side[i] = nxt
+    for i in unmatched:
+        lo, hi = prev_side[i], next_side[i]
+        best, best_sim = None, -1.0
+        window = [j for j in range(lo + 1, hi) if j not in taken]
+        for j in window:
+            if kind_of(base[i]) != kind_of(side[j]):
+                continue
+            sim = texts.similarity(base[i], side[j])
+            if sim > best_sim:
+                best, best_sim = j, sim
+        if best is None:
+            continue
+        same_kind = [j for j in window if kind_of(side[j]) == kind_of(base[i])]
+        if best_sim >= GAP_MIN_SIMILARITY or len(same_kind) == 1:
+            pairs[i] = best
+            taken.add(best)
+
+
+def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
+    bc, xc = if_chain(b), if_chain(x)
+    return bc, xc, match_sequence(bc, xc, texts, lambda n: branch_key(n, texts))
+
+
+def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Texts) -> dict[int, int]:
+    return match_sequence(b.handlers, x.handlers, texts, lambda h: handler_key(h, texts))
+
+
+def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
+    """The statement bodies of two versions of one compound statement, paired.
+
+    Branches and except clauses pair exactly as the merge stage will pair
+    them, so matched statements inside them are the ones the merge meets.
+    """
+    if type(b) is not type(x):
+        return []
+    out = []
+    if isinstance(b, cst.If):
+        bc, xc, pairs = branch_pairs(b, x, texts)
+        for i, j in pairs.items():
+            bb, xb = block_body(bc[i].body), block_body(xc[j].body)
+            if bb is not None and xb is not None:
+                out.append((bb, xb))
+        return out
+    if isinstance(b, (cst.Try, cst.TryStar)):
+        for i, j in handler_pairs(b, x, texts).items():
+            bb, xb = block_body(b.handlers[i].body), block_body(x.handlers[j].body)
+            if bb is not None and xb is not None:
+                out.append((bb, xb))
+    if isinstance(b, cst.Match):
+        pairs = match_sequence(b.cases, x.cases, texts, lambda c: texts.of(c.pattern))
+        for i, j in pairs.items():
+            bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
+            if bb is not None and xb is not None:
+                out.append((bb, xb))
+        return out
+    bslots = {slot: body for slot, body in child_bodies(b, texts) if slot[0] != "except"}
+    for slot, xbody in child_bodies(x, texts):
+        if slot[0] != "except" and slot in bslots:
+            out.append((bslots[slot], xbody))
+    return out
+
+
+@dataclass
+class SideMatch:
+    """Base statements paired with one side's statements, moves included."""
+
+    fwd: dict[int, cst.CSTNode] = field(default_factory=dict)
+    back: dict[int, cst.CSTNode] = field(default_factory=dict)
+    # ids of base statements whose partner stands in another body (moved).
+    moved: set[int] = field(default_factory=set)
+    # ids of side statements that hold a move destination somewhere inside.
+    holds_move: set[int] = field(default_factory=set)
+    _keep: list = field(default_factory=list)
+
+    def pair(self, b: cst.CSTNode, x: cst.CSTNode) -> None:
+        self.fwd[id(b)] = x
+        self.back[id(x)] = b
+        self._keep.append((b, x))
+
+    def partner(self, b: cst.CSTNode) -> cst.CSTNode | None:
+        return self.fwd.get(id(b))
+
+    def origin(self, x: cst.CSTNode) -> cst.CSTNode | None:
+        return self.back.get(id(x))
+
+
+class StatementMatcher:
+    """Pairs every statement of a base module with one side's module."""
+
+    def __init__(self, texts: Texts, deadline: Deadline) -> None:
+        self.texts = texts
+        self.deadline = deadline
+
+    def key(self, stmt: cst.CSTNode):
+        return statement_key(stmt, self.texts)
+
+    def match(self, base: cst.Module, side: cst.Module) -> SideMatch:
+        m = SideMatch()
+        self._match_bodies(base.body, side.body, m)
+        # A move pairs blocks, and the blocks' insides then pair like any
+        # other pair; that can expose moves nested deeper, hence a few rounds.
+        for _round in range(3):
+            if not self._find_moves(base.body, side.body, m):
+                break
+        return m
+
+    def _match_bodies(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> None:
+        self.deadline.check()
+        pairs = match_sequence(bbody, xbody, self.texts, self.key)
+        for i, j in pairs.items():
+            m.pair(bbody[i], xbody[j])
+        for i, j in pairs.items():
+            self._descend(bbody[i], xbody[j], m)
+
+    def _descend(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
+        if self.texts.of(b) == self.texts.of(x):
+            return
+        for bb, xb in paired_bodies(b, x, self.texts):
+            self._match_bodies(bb, xb, m)
+
+    # -- moves -------------------------------------------------------------------
+    def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        for s in body:
+            partner = m.partner(s)
+            if partner is not None and self.texts.of(partner) == self.texts.of(s):
+                continue
+            if parent is not None:
+                parents[id(s)] = parent
+            if partner is None:
+                out.append(s)
+            for _slot, inner in child_bodies(s, self.texts):
+                self._orphans(inner, m, out, parents, s)
+
+    def _newcomers(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        for s in body:
+            origin = m.origin(s)
+            if origin is not None and self.texts.of(origin) == self.texts.of(s):
+                continue
+            if parent is not None:
+                parents[id(s)] = parent
+            if origin is None:
+                out.append(s)
+            for _slot, inner in child_bodies(s, self.texts):
+                self._newcomers(inner, m, out, parents, s)
+
+    def _find_moves(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> bool:
+        orphans: list[cst.CSTNode] = []
+        newcomers: list[cst.CSTNode] = []
+        parents: dict[int, cst.CSTNode] = {}
+        orphan_parents: dict[int, cst.CSTNode] = {}
+        self._orphans(bbody, m, orphans, orphan_parents, None)
+        self._newcomers(xbody, m, newcomers, parents, None)
+        if not orphans or not newcomers:
+            return False
+        by_kind: dict[str, list[cst.CSTNode]] = {}
+        for n in newcomers:
+            if self.texts.size(n) >= MOVE_MIN_WORDS:
+                by_kind.setdefault(kind_of(n), []).append(n)
+        used: set[int] = set()
+        found = []
+        paired_orphans: set[int] = set()
+        for o in orphans:
+            self.deadline.check()
+            if self.texts.size(o) < MOVE_MIN_WORDS or self._inside(o, paired_orphans, orphan_parents):
+                continue
+            okey = self.key(o)
+            best, best_sim = None, 0.0
+            for n in by_kind.get(kind_of(o), ()):
+                if id(n) in used:
+                    continue
+                keyed = okey is not None and okey == self.key(n)
+                floor = MOVE_MIN_SIMILARITY_KEYED if keyed else MOVE_MIN_SIMILARITY
+                sim = self.texts.similarity(o, n) + (1.0 if keyed else 0.0)
+                if sim - (1.0 if keyed else 0.0) >= floor and sim > best_sim:
+                    best, best_sim = n, sim
+            if best is None:
+                continue
+            used.add(id(best))
+            # Everything inside the chosen block pairs by descent, not as moves.
+            stack = [best]
+            while stack:
+                cur = stack.pop()
+                used.add(id(cur))
+                for _slot, inner in child_bodies(cur, self.texts):
+                    stack.extend(inner)
+            m.pair(o, best)
+            m.moved.add(id(o))
+            paired_orphans.add(id(o))
+            found.append((o, best))
+            anc = parents.get(id(best))
+            while anc is not None:
+                m.holds_move.add(id(anc))
+                anc = parents.get(id(anc))
+        for o, n in found:
+            self._descend(o, n, m)
+        return bool(found)
+
+    @staticmethod
+    def _inside(node: cst.CSTNode, ids: set[int], parents: dict[int, cst.CSTNode]) -> bool:
+        anc = parents.get(id(node))
+        while anc is not None:
+            if id(anc) in ids:
+                return True
+            anc = parents.get(id(anc))
+        return False

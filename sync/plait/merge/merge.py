@@ -1,0 +1,681 @@
+"""Stage 3, merge: three-way decisions over the matched trees.
+
+The rules, in the order they are tried for any node:
+- a side that left the node as it was in base defers to the other side;
+- both sides made the same change: take it once;
+- otherwise descend: statement bodies, `if/elif` branches, except clauses,
+  and collections (imported names, `__all__`, dict and set entries, keyword
+  arguments, parameters, decorators, class bases, except tuples) merge
+  element by element; what is left is a conflict.
+
+Conflicts do not abort the merge: a statement both sides changed
+irreconcilably becomes a conflict region (marked with sentinel statements
+that the render stage turns into git-style markers) and everything around it
+still merges.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from .match import Deadline, SideMatch, branch_pairs, match_sequence
+from .tree import Texts, branch_key, dotted, handler_key, if_chain, statement_key
+
+# Layout nodes: when both sides re-spaced the same spot differently, ours wins;
+# whitespace is not worth a conflict and both versions are valid.
+_LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace, cst.Comma)
+
+
+class MergeConflict(Exception):
+    """Raised inside a statement; the statement becomes a conflict region."""
+
+    def __init__(self, kind: str, what: str | None = None, deleter: str | None = None) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.what = what
+        self.deleter = deleter
+
+    def reason(self, fallback: str) -> str:
+        what = self.what or fallback
+        if self.kind == "delete/modify" and self.deleter:
+            other = "theirs" if self.deleter == "ours" else "ours"
+            return f"{self.deleter} deleted {what} that {other} changed"
+        if self.kind == "add/add":
+            return f"both sides added {what} with different contents"
+        if self.kind == "invalid-result":
+            return f"merging {what} gave invalid Python"
+        return f"both sides changed {what}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    names: tuple[str, ...] = ()
+    in_function: bool = False
+
+    @property
+    def path(self) -> str:
+        return ".".join(self.names) or "<module>"
+
+    def enter(self, node: cst.CSTNode) -> Scope:
+        if isinstance(node, cst.FunctionDef):
+            return Scope((*self.names, node.name.value), True)
+        if isinstance(node, cst.ClassDef):
+            return Scope((*self.names, node.name.value), self.in_function)
+        return self
+
+
+@dataclass(frozen=True)
+class PendingConflict:
+    number: int
+    path: str
+    kind: str
+    reason: str
+
+
+def describe(node: Any, texts: Texts) -> str | None:
+    """Name a node the way a maintainer would, for conflict reasons."""
+    if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+        return "the except clause"
+    if isinstance(node, cst.If):
+        return f"branch `{texts.of(node.test)}`"
+    if isinstance(node, cst.Else):
+        return "the else branch"
+    if isinstance(node, cst.Arg) and node.keyword is not None:
+        return f"keyword argument {node.keyword.value}"
+    if isinstance(node, cst.Param):
+        return f"parameter {node.name.value}"
+    if isinstance(node, cst.Decorator):
+        return f"decorator @{texts.of(node.decorator)}"
+    if isinstance(node, cst.DictElement):
+        return f"dict entry {texts.of(node.key)}"
+    if isinstance(node, cst.ImportAlias):
+        return f"imported name {texts.of(node.name)}"
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return f"the definition of {node.name.value}"
+    if isinstance(node, cst.Try):
+        return "the try statement"
+    if isinstance(node, (cst.With, cst.For, cst.While, cst.Match)):
+        return f"the {type(node).__name__.lower()} statement"
+    if isinstance(node, cst.SimpleStatementLine) and node.body:
+        small = node.body[0]
+        if isinstance(small, cst.Assign):
+            return f"the assignment to {texts.of(small.targets[0].target)}"
+        if isinstance(small, cst.AnnAssign):
+            return f"the assignment to {texts.of(small.target)}"
+        if isinstance(small, cst.Return):
+            return "the return statement"
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return "the import"
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return f"the call to {dotted(small.value.func)}"
+        return f"the {type(small).__name__.lower()} statement"
+    return None
+
+
+class _BodyMapper(cst.CSTTransformer):
+    """Rewrites the statement bodies directly under one compound statement."""
+
+    def __init__(self, fn: Callable[[cst.BaseStatement], list[cst.BaseStatement]]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        return False
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        body: list[cst.BaseStatement] = []
+        for stmt in original_node.body:
+            body.extend(self.fn(stmt))
+        return updated_node.with_changes(body=body)
+
+
+_PASS_BLOCK = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
+class _Skeleton(cst.CSTTransformer):
+    """A compound statement with every body replaced by `pass`: its headers alone."""
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        return False
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        return _PASS_BLOCK
+
+
+def lis_members(seq: Sequence[int]) -> set[int]:
+    """Values on one longest increasing subsequence: the ones that did not move."""
+    import bisect
+
+    tails: list[int] = []
+    tail_idx: list[int] = []
+    prev = [-1] * len(seq)
+    for i, v in enumerate(seq):
+        k = bisect.bisect_left(tails, v)
+        if k == len(tails):
+            tails.append(v)
+            tail_idx.append(i)
+        else:
+            tails[k] = v
+            tail_idx[k] = i
+        prev[i] = tail_idx[k - 1] if k else -1
+    out: set[int] = set()
+    i = tail_idx[-1] if tail_idx else -1
+    while i >= 0:
+        out.add(seq[i])
+        i = prev[i]
+    return out
+
+
+Slot = tuple[str, int]
+
+
+def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | None]) -> list[Slot]:
+    """Interleave base, ours and theirs elements into one order.
+
+    Ours' order is primary.  Theirs' additions (and the base elements theirs
+    moved) go right after their preceding neighbour in theirs, past any of
+    ours' additions at that spot: when both insert at the same place, ours
+    comes first, then theirs.
+    """
+    seq: list[Slot] = [("base", bi) if bi is not None else ("ours", j) for j, bi in enumerate(o_map)]
+    in_seq = {bi for bi in o_map if bi is not None}
+    t_has = {bi for bi in t_map if bi is not None}
+    for bi in range(nb):
+        # Ours dropped it but theirs kept it: decide (delete, or conflict) where it stood.
+        if bi in in_seq or bi not in t_has:
+            continue
+        pos = 0
+        for prev in range(bi - 1, -1, -1):
+            if prev in in_seq:
+                pos = seq.index(("base", prev)) + 1
+                break
+        seq.insert(pos, ("base", bi))
+        in_seq.add(bi)
+    t_order = [bi for bi in t_map if bi is not None]
+    o_order = [bi for bi in o_map if bi is not None]
+    relocated = set(t_order) - lis_members(t_order)
+    relocated &= lis_members(o_order)
+    for bi in relocated:
+        seq.remove(("base", bi))
+    prev_slot: Slot | None = None
+    for j, bi in enumerate(t_map):
+        if bi is not None and bi not in relocated:
+            prev_slot = ("base", bi)
+            continue
+        slot: Slot = ("theirs", j) if bi is None else ("base", bi)
+        pos = seq.index(prev_slot) + 1 if prev_slot is not None else 0
+        while pos < len(seq) and seq[pos][0] == "ours":
+            pos += 1
+        seq.insert(pos, slot)
+        prev_slot = slot
+    return seq
+
+
+def _comma_style(comma: Any, texts: Texts) -> Hashable:
+    if not isinstance(comma, cst.Comma):
+        return "none"
+    after = comma.whitespace_after
+    if isinstance(after, cst.ParenthesizedWhitespace):
+        return ("newline", texts.of(after.last_line), after.indent)
+    return ("space", texts.of(after))
+
+
+class Merger:
+    """Holds the matched trees and walks them once, top down."""
+
+    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, tag: str) -> None:
+        self.texts = texts
+        self.tag = tag
+        self.match = {"ours": ours_match, "theirs": theirs_match}
+        self.deadline = deadline
+        self.pending: list[PendingConflict] = []
+        self.data_ids: set[int] = set()
+        self._keep: list[Any] = []
+
+    # -- entry ---------------------------------------------------------------------
+    def merge_module(self, b: cst.Module, o: cst.Module, t: cst.Module) -> cst.Module:
+        scope = Scope()
+        changes: dict[str, Any] = {}
+        for name in ("header", "footer"):
+            try:
+                changes[name] = self.merge_value(getattr(b, name), getattr(o, name), getattr(t, name), b, name, scope)
+            except MergeConflict:
+                changes[name] = getattr(o, name)
+        changes["body"] = self.merge_body(b.body, o.body, t.body, scope)
+        return o.with_changes(**changes)
+
+    # -- statements ----------------------------------------------------------------
+    def merge_body(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], scope: Scope) -> list[Any]:
+        self.deadline.check()
+        o_map = self._local_map(bl, ol, "ours")
+        t_map = self._local_map(bl, tl, "theirs")
+        slots = sequence_order(len(bl), o_map, t_map)
+        b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
+        b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
+
+        # The same statement added on both sides is one statement: by key when
+        # it has one (a def, an import), by text otherwise.
+        ours_added = {}
+        for j, bi in enumerate(o_map):
+            if bi is None:
+                ours_added.setdefault(self._add_identity(ol[j]), j)
+        twin_of_theirs: dict[int, int] = {}
+        for j, bi in enumerate(t_map):
+            if bi is None:
+                oj = ours_added.get(self._add_identity(tl[j]))
+                if oj is not None:
+                    twin_of_theirs[j] = oj
+        twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
+
+        out: list[Any] = []
+        for kind, idx in slots:
+            if kind == "base":
+                b = bl[idx]
+                o = ol[b_to_o[idx]] if idx in b_to_o else None
+                t = tl[b_to_t[idx]] if idx in b_to_t else None
+                out.extend(self.merge_statement(b, o, t, scope))
+            elif kind == "ours":
+                o = ol[idx]
+                if idx in twin_of_ours:
+                    t = tl[twin_of_ours[idx]]
+                    if self.texts.of(o) != self.texts.of(t):
+                        what = describe(o, self.texts) or "a statement"
+                        out.extend(self.conflict(self._stmt_path(o, scope), "add/add", MergeConflict("add/add", what).reason(what), [o], [], [t]))
+                        continue
+                out.extend(self.emit(o, "ours", scope))
+            elif idx not in twin_of_theirs:
+                out.extend(self.emit(tl[idx], "theirs", scope))
+        return out
+
+    def _add_identity(self, stmt: Any) -> Hashable:
+        key = statement_key(stmt, self.texts)
+        return ("key", key) if key is not None else ("text", self.texts.of(stmt))
+
+    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
+        m = self.match[side]
+        where = {id(x): j for j, x in enumerate(xl)}
+        out: list[int | None] = [None] * len(xl)
+        for i, b in enumerate(bl):
+            partner = m.partner(b)
+            if partner is not None and id(b) not in m.moved:
+                j = where.get(id(partner))
+                if j is not None:
+                    out[j] = i
+        return out
+
+    def _stmt_path(self, stmt: Any, scope: Scope) -> str:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return Scope((*scope.names, stmt.name.value)).path
+        return scope.path
+
+    def merge_statement(self, b: Any, o: Any | None, t: Any | None, scope: Scope) -> list[Any]:
+        """One base statement and its local versions (None: deleted or moved away)."""
+        if o is None and t is None:
+            return []
+        if o is None or t is None:
+            present, side = (t, "theirs") if o is None else (o, "ours")
+            gone = "theirs" if side == "ours" else "ours"
+            if id(b) in self.match[gone].moved:
+                # Merged where the other side moved it to.
+                return []
+            if self.texts.of(present) == self.texts.of(b):
+                return []
+            what = describe(b, self.texts) or "a statement"
+            exc = MergeConflict("delete/modify", what, deleter=gone)
+            versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
+            return self.conflict(self._stmt_path(b, scope), "delete/modify", exc.reason(what), *versions)
+        return self.merge_present(b, o, t, scope)
+
+    def merge_present(self, b: Any, o: Any, t: Any, scope: Scope, *, moved: bool = False) -> list[Any]:
+        # At a move destination the side's node *is* the destination: emitting
+        # it must not re-enter the move, only merge what moved into it.
+        pick = self.emit_inside if moved else self.emit
+        cb, co, ct = self.texts.of(b), self.texts.of(o), self.texts.of(t)
+        if co == cb:
+            return pick(t, "theirs", scope)
+        if ct == cb:
+            return pick(o, "ours", scope)
+        if co == ct:
+            return [o]
+        try:
+            node = self.merge_node(b, o, t, scope)
+            self._validate(node, b)
+        except MergeConflict as exc:
+            what = describe(b, self.texts) or "a statement"
+            return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
+        return [node]
+
+    def _validate(self, node: Any, base: Any) -> None:
+        """A merged statement must still be Python; libcst will happily print one that is not."""
+        shape = node if isinstance(node, cst.SimpleStatementLine) else node.visit(_Skeleton())
+        try:
+            ast.parse(self.texts.of(shape))
+        except SyntaxError:
+            raise MergeConflict("invalid-result", describe(base, self.texts)) from None
+        except (ValueError, RecursionError):
+            raise MergeConflict("invalid-result", describe(base, self.texts)) from None
+
+    def emit(self, x: Any, side: str, scope: Scope) -> list[Any]:
+        """A statement taken from one side, with blocks moved into it merged in place."""
+        m = self.match[side]
+        other_side = "theirs" if side == "ours" else "ours"
+        origin = m.origin(x)
+        if origin is not None and id(origin) in m.moved:
+            other = self.match[other_side].partner(origin)
+            if other is None:
+                if self.texts.of(x) == self.texts.of(origin):
+                    return []
+                what = describe(origin, self.texts) or "a block"
+                exc = MergeConflict("delete/modify", what, deleter=other_side)
+                versions = ([x], [origin], []) if side == "ours" else ([], [origin], [x])
+                return self.conflict(self._stmt_path(origin, scope), "delete/modify", exc.reason(what), *versions)
+            if id(origin) in self.match[other_side].moved and side == "theirs":
+                what = describe(origin, self.texts) or "a block"
+                return self.conflict(self._stmt_path(origin, scope), "move/move", f"both sides moved {what} to different places", [], [origin], [x])
+            o, t = (x, other) if side == "ours" else (other, x)
+            return self.merge_present(origin, o, t, scope, moved=True)
+        return self.emit_inside(x, side, scope)
+
+    def emit_inside(self, x: Any, side: str, scope: Scope) -> list[Any]:
+        if id(x) in self.match[side].holds_move:
+            inner = scope.enter(x)
+            return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
+        return [x]
+
+    def conflict(self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]) -> list[Any]:
+        n = len(self.pending)
+        self.pending.append(PendingConflict(n, path, kind, reason))
+        self._keep.extend((ours, base, theirs))
+        hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
+        mark = lambda part: sentinel_statement(self.tag, n, part)  # noqa: E731
+        first = mark("ours").with_changes(leading_lines=hoisted)
+        return [first, *ours, mark("base"), *base, mark("theirs"), *theirs, mark("end")]
+
+    def _hoist_blank_lines(self, *versions: list[Any]) -> tuple[Sequence[Any], tuple[list[Any], ...]]:
+        # A blank-line gap all versions share stays outside the markers, where it was.
+        firsts = [v[0] for v in versions if v]
+        if len(firsts) < 2 or not all(hasattr(f, "leading_lines") for f in firsts):
+            return (), versions
+        lead = [tuple(self.texts.of(x) for x in f.leading_lines) for f in firsts]
+        if len(set(lead)) != 1 or not lead[0] or any(line.strip() for line in lead[0]):
+            return (), versions
+        return firsts[0].leading_lines, tuple([v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions)
+
+    # -- any node ------------------------------------------------------------------
+    def same(self, a: Any, b: Any) -> bool:
+        if a is b:
+            return True
+        if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+            return type(a) is type(b) and self.texts.of(a) == self.texts.of(b)
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    def take(self, value: Any, side: str, scope: Scope) -> Any:
+        """A value one side changed alone; blocks moved into it still merge."""
+        if not self.match[side].moved:
+            return value
+        if isinstance(value, cst.IndentedBlock):
+            if any(id(s) in self.match[side].holds_move or self.match[side].origin(s) is not None for s in value.body):
+                return value.with_changes(body=[y for s in value.body for y in self.emit(s, side, scope)])
+            return value
+        if isinstance(value, (cst.Else, cst.Finally, cst.ExceptHandler, cst.If, cst.MatchCase)):
+            return value.visit(_BodyMapper(lambda s: self.emit(s, side, scope)))
+        return value
+
+    def merge_value(self, bv: Any, ov: Any, tv: Any, parent: Any, field: str, scope: Scope) -> Any:
+        if self.same(ov, bv):
+            return self.take(tv, "theirs", scope)
+        if self.same(tv, bv):
+            return self.take(ov, "ours", scope)
+        if self.same(ov, tv):
+            return ov
+        if isinstance(bv, cst.CSTNode) and type(ov) is type(bv) and type(tv) is type(bv):
+            return self.merge_node(bv, ov, tv, scope)
+        if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
+            return self.merge_elements(bv, ov, tv, parent, field, scope)
+        if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
+            return ov
+        raise MergeConflict("modify/modify", describe(parent, self.texts))
+
+    def merge_node(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        self.deadline.check()
+        if type(o) is not type(b) or type(t) is not type(b):
+            raise MergeConflict("modify/modify", describe(b, self.texts))
+        try:
+            if isinstance(b, cst.If):
+                return self.merge_if(b, o, t, scope)
+            if isinstance(b, cst.IndentedBlock):
+                node = self.merge_fields(b, o, t, scope, skip=("body",))
+                return node.with_changes(body=self.merge_body(b.body, o.body, t.body, scope))
+            if isinstance(b, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                node = self.merge_fields(b, o, t, scope, skip=("type",))
+                return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
+            if isinstance(b, (cst.Assign, cst.AnnAssign)) and not scope.in_function and b.value is not None:
+                # Module and class constants are data: their list entries commute.
+                self.data_ids.add(id(b.value))
+            return self.merge_fields(b, o, t, scope.enter(b))
+        except MergeConflict as exc:
+            if exc.what is None:
+                exc.what = describe(b, self.texts)
+            raise
+        except cst.CSTValidationError:
+            raise MergeConflict("invalid-result", describe(b, self.texts)) from None
+
+    def merge_fields(self, b: Any, o: Any, t: Any, scope: Scope, skip: tuple[str, ...] = ()) -> Any:
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(b):
+            name = f.name
+            if name in skip:
+                continue
+            bv, ov, tv = getattr(b, name), getattr(o, name), getattr(t, name)
+            merged = self.merge_value(bv, ov, tv, b, name, scope)
+            if merged is not ov:
+                changes[name] = merged
+        return o.with_changes(**changes) if changes else o
+
+    # -- if/elif chains ------------------------------------------------------------
+    def _own_text(self, branch: Any) -> str:
+        """A branch without the branches after it."""
+        if isinstance(branch, cst.If) and branch.orelse is not None:
+            alone = branch.with_changes(orelse=None)
+            self._keep.append(alone)
+            return self.texts.of(alone)
+        return self.texts.of(branch)
+
+    def merge_if(self, b: cst.If, o: cst.If, t: cst.If, scope: Scope) -> cst.If:
+        bc, oc, po = branch_pairs(b, o, self.texts)
+        _, tc, pt = branch_pairs(b, t, self.texts)
+        o_map: list[int | None] = [None] * len(oc)
+        for i, j in po.items():
+            o_map[j] = i
+        t_map: list[int | None] = [None] * len(tc)
+        for i, j in pt.items():
+            t_map[j] = i
+        merged: list[Any] = []
+        seen_added: dict[str, str] = {}
+        for kind, idx in sequence_order(len(bc), o_map, t_map):
+            if kind == "base":
+                bb = bc[idx]
+                ob = oc[po[idx]] if idx in po else None
+                tb = tc[pt[idx]] if idx in pt else None
+                if ob is None or tb is None:
+                    present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
+                    if present is None or self._own_text(present) == self._own_text(bb):
+                        continue
+                    raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
+                merged.append(self._merge_branch(bb, ob, tb, scope))
+            else:
+                branch = (oc if kind == "ours" else tc)[idx]
+                key = branch_key(branch, self.texts)
+                if key in seen_added:
+                    if seen_added[key] != self._own_text(branch):
+                        raise MergeConflict("add/add", describe(branch, self.texts))
+                    continue
+                seen_added[key] = self._own_text(branch)
+                merged.append(self.take(branch, kind, scope))
+        elses = [br for br in merged if isinstance(br, cst.Else)]
+        merged = [br for br in merged if not isinstance(br, cst.Else)] + elses[-1:]
+        if not merged or not isinstance(merged[0], cst.If) or len(elses) > 1:
+            raise MergeConflict("modify/modify", describe(b, self.texts))
+        node: Any = merged[-1]
+        if isinstance(node, cst.If):
+            node = node.with_changes(orelse=None)
+        for br in reversed(merged[:-1]):
+            node = br.with_changes(orelse=node)
+        return node
+
+    def _merge_branch(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        cb, co, ct = self._own_text(b), self._own_text(o), self._own_text(t)
+        if co == cb:
+            return self.take(t, "theirs", scope)
+        if ct == cb or co == ct:
+            return self.take(o, "ours", scope)
+        try:
+            if isinstance(b, cst.If):
+                return self.merge_fields(b, o, t, scope, skip=("orelse",))
+            return self.merge_fields(b, o, t, scope)
+        except MergeConflict as exc:
+            if exc.what is None:
+                exc.what = describe(b, self.texts)
+            raise
+
+    # -- except types --------------------------------------------------------------
+    def merge_except_type(self, bt: Any, ot: Any, tt: Any, handler: Any, scope: Scope) -> Any:
+        if self.same(ot, bt):
+            return tt
+        if self.same(tt, bt) or self.same(ot, tt):
+            return ot
+        if bt is None or ot is None or tt is None:
+            raise MergeConflict("modify/modify", "the except clause")
+        # `except A` widened to `except (A, B)` on one side and `(A, C)` on the
+        # other is a union of types; a lone type is a one-element tuple.
+        template = next((x for x in (ot, tt, bt) if isinstance(x, cst.Tuple)), None)
+
+        def as_tuple(x: Any) -> cst.Tuple:
+            if isinstance(x, cst.Tuple):
+                return x
+            assert template is not None
+            return template.with_changes(elements=[cst.Element(value=x)])
+
+        if template is None:
+            raise MergeConflict("modify/modify", "the except clause")
+        bx, ox, tx = as_tuple(bt), as_tuple(ot), as_tuple(tt)
+        self._keep.extend((bx, ox, tx))
+        elements = self.merge_elements(bx.elements, ox.elements, tx.elements, bx, "elements", scope, commutative=True)
+        if len(elements) == 1 and not isinstance(ot, cst.Tuple):
+            return elements[0].value
+        return ox.with_changes(elements=elements)
+
+    # -- collections ---------------------------------------------------------------
+    def _policy(self, parent: Any, field: str) -> tuple[Callable[[Any], Hashable | None], bool]:
+        """How the elements of a sequence pair: a key function and whether gaps may pair."""
+        t = self.texts
+        if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
+            return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
+        if isinstance(parent, cst.Dict) and field == "elements":
+            return (lambda e: t.of(e.key) if isinstance(e, cst.DictElement) else "**" + t.of(e.value)), False
+        if isinstance(parent, cst.Set) and field == "elements":
+            return (lambda e: t.of(e.value)), False
+        if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in self.data_ids:
+            return (lambda e: t.of(e.value)), False
+        if isinstance(parent, cst.Call) and field == "args":
+            return (lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)), True
+        if isinstance(parent, cst.ClassDef) and field == "bases":
+            return (lambda a: t.of(a.value)), False
+        if isinstance(parent, cst.ClassDef) and field == "keywords":
+            return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
+            return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
+        if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
+            return (lambda p: p.name.value), False
+        if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
+            return (lambda h: handler_key(h, t)), True
+        if isinstance(parent, cst.Match) and field == "cases":
+            return (lambda c: t.of(c.pattern)), True
+        return (lambda _n: None), True
+
+    def merge_elements(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], parent: Any, field: str, scope: Scope, commutative: bool = False) -> list[Any]:
+        if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
+            raise MergeConflict("modify/modify", describe(parent, self.texts))
+        if commutative:
+            key, gaps = (lambda e: self.texts.of(e.value)), False
+        else:
+            key, gaps = self._policy(parent, field)
+        po = match_sequence(bl, ol, self.texts, key, pair_gaps=gaps)
+        pt = match_sequence(bl, tl, self.texts, key, pair_gaps=gaps)
+        o_map: list[int | None] = [None] * len(ol)
+        for i, j in po.items():
+            o_map[j] = i
+        t_map: list[int | None] = [None] * len(tl)
+        for i, j in pt.items():
+            t_map[j] = i
+        merged: list[Any] = []
+        added: dict[Hashable, str] = {}
+        for kind, idx in sequence_order(len(bl), o_map, t_map):
+            if kind == "base":
+                b = bl[idx]
+                o = ol[po[idx]] if idx in po else None
+                t = tl[pt[idx]] if idx in pt else None
+                if o is None or t is None:
+                    present, deleter = (t, "ours") if o is None else (o, "theirs")
+                    if present is None or self.same(present, b):
+                        continue
+                    raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
+                merged.append(self.merge_value(b, o, t, parent, field, scope))
+            else:
+                x = (ol if kind == "ours" else tl)[idx]
+                k = key(x)
+                ident = ("key", k) if k is not None else ("text", self.texts.of(x))
+                if ident in added:
+                    if added[ident] != self.texts.of(x) and k is not None:
+                        raise MergeConflict("add/add", describe(x, self.texts))
+                    continue
+                added[ident] = self.texts.of(x)
+                merged.append(self.take(x, kind, scope))
+        if merged and hasattr(merged[0], "comma"):
+            merged = self._fix_commas(merged, bl, ol, tl)
+        return merged
+
+    def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
+        """Give every element the separator of the layout that won.
+
+        Ours' layout wins unless only theirs re-laid the collection out.  An
+        element inserted from the other layout, or that stopped being last,
+        takes that layout's separator; this is what keeps a bracketed import
+        from losing its parentheses while its names still span lines.
+        """
+        styles = lambda seq: [_comma_style(e.comma, self.texts) for e in seq]  # noqa: E731
+        layout = ol
+        if styles(ol) == styles(bl) and styles(tl) != styles(bl) and tl:
+            layout = tl
+        if not layout:
+            layout = tl or bl
+        if not layout:
+            return merged
+        sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
+        if sep is None:
+            sep = next((e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)), cst.MaybeSentinel.DEFAULT)
+        last = layout[-1].comma
+        sep_style, last_style = _comma_style(sep, self.texts), _comma_style(last, self.texts)
+        out = []
+        for i, e in enumerate(merged):
+            want, want_style = (last, last_style) if i == len(merged) - 1 else (sep, sep_style)
+            if _comma_style(e.comma, self.texts) != want_style:
+                e = e.with_changes(comma=want)
+            out.append(e)
+        return out
+
+
+def sentinel_name(tag: str, number: int, part: str) -> str:
+    return f"__plait_{tag}_{number}_{part}__"
+
+
+def sentinel_statement(tag: str, number: int, part: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Name(sentinel_name(tag, number, part)))])

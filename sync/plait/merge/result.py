@@ -1,0 +1,93 @@
+"""The value a merge returns.
+
+The sync and vendor commands report from `MergeResult.changes` (what was
+`applied` from theirs and `kept` from ours), and the CLI prints conflicts by
+node path, so both are structured values rather than strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Side = Literal["ours", "theirs", "both"]
+ChangeKind = Literal["added", "changed", "removed", "moved"]
+Strategy = Literal["identity", "line", "structured", "line-fallback"]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A place where the two sides disagree and plait will not pick one.
+
+    path: the node path, e.g. ``EmbeddingClient.embed_with_outcome``
+      (``<module>`` for top-level statements).
+    kind: a short machine-readable class, e.g. ``modify/modify``,
+      ``delete/modify``, ``add/add``, ``unparsable``, ``budget``.
+    reason: one human sentence, e.g. ``both sides changed the except clause``.
+    line: 1-based line of the conflict marker in the output, when there is one.
+    """
+
+    path: str
+    kind: str
+    reason: str
+    line: int | None = None
+
+    def describe(self) -> str:
+        where = f" (line {self.line})" if self.line else ""
+        return f"{self.path}: {self.reason}{where}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing one side contributed, as the merge saw it.
+
+    ``detail`` names the element (``except type OSError``,
+    ``branch mode == "uds"``); ``note`` says more when needed, e.g. that the
+    change followed a block the other side moved.
+    """
+
+    side: Side
+    kind: ChangeKind
+    path: str
+    detail: str = ""
+    note: str = ""
+
+    def describe(self) -> str:
+        what = f"{self.detail} in {self.path}" if self.detail else self.path
+        text = f"{self.side} {self.kind} {what}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass
+class MergeResult:
+    """The merged text and everything a caller needs to report on it."""
+
+    text: str
+    conflicts: list[Conflict] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    strategy: Strategy = "structured"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.conflicts
+
+    def applied(self) -> list[Change]:
+        """What the incoming side (theirs) brought in."""
+        return [c for c in self.changes if c.side in ("theirs", "both")]
+
+    def kept(self) -> list[Change]:
+        """What the local side (ours) had that survived the merge."""
+        return [c for c in self.changes if c.side in ("ours", "both")]
+
+    def to_json(self, *, include_text: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "clean": self.clean,
+            "strategy": self.strategy,
+            "conflicts": [asdict(c) for c in self.conflicts],
+            "changes": [asdict(c) | {"summary": c.describe()} for c in self.changes],
+            "notes": list(self.notes),
+        }
+        if include_text:
+            data["text"] = self.text
+        return data

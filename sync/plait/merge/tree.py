@@ -1,0 +1,179 @@
+"""Stage 1, parse: libcst modules seen as keyed trees.
+
+libcst round-trips source byte for byte, so every region neither side changed
+can be emitted by reusing its original node.  This module gives the rest of
+the pipeline what it needs to compare nodes cheaply: memoised source text,
+identity keys (names, import modules, assignment targets, branch tests), word
+bags for similarity, and the statement bodies nested in a compound statement.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+_WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+
+
+class Texts:
+    """Source text of nodes, computed once per node.
+
+    The memo holds the node itself next to its text: ids are only unique
+    among live objects, and merged nodes are created and dropped as we go.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, str]] = {}
+        self._words: dict[int, tuple[Any, Counter[str]]] = {}
+
+    def of(self, node: cst.CSTNode) -> str:
+        hit = self._memo.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        text = _EMPTY.code_for_node(node)
+        self._memo[id(node)] = (node, text)
+        return text
+
+    def words(self, node: cst.CSTNode) -> Counter[str]:
+        hit = self._words.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        bag = Counter(self.of(node).translate(_WORD_TABLE).split())
+        self._words[id(node)] = (node, bag)
+        return bag
+
+    def similarity(self, a: cst.CSTNode, b: cst.CSTNode) -> float:
+        """Weighted Jaccard of word bags: linear, and blind to formatting."""
+        wa, wb = self.words(a), self.words(b)
+        if not wa and not wb:
+            return 1.0
+        inter = sum((wa & wb).values())
+        union = sum((wa | wb).values())
+        return inter / union if union else 0.0
+
+    def size(self, node: cst.CSTNode) -> int:
+        return sum(self.words(node).values())
+
+
+def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted(node.value)}.{node.attr.value}"
+    return _EMPTY.code_for_node(node)
+
+
+def kind_of(stmt: cst.CSTNode) -> str:
+    """The statement's kind for pairing: a changed `return` still pairs with a `return`."""
+    if isinstance(stmt, cst.SimpleStatementLine) and stmt.body:
+        return "line:" + type(stmt.body[0]).__name__
+    return type(stmt).__name__
+
+
+def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
+    """The identity of a statement that survives edits to its body, if it has one."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return ("def", stmt.name.value)
+    if isinstance(stmt, cst.If):
+        return ("if", texts.of(stmt.test))
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.ImportFrom):
+            mod = "." * len(small.relative) + (dotted(small.module) if small.module else "")
+            return ("from", mod)
+        if isinstance(small, cst.Import):
+            return ("import", dotted(small.names[0].name))
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            return ("assign", texts.of(small.targets[0].target))
+        if isinstance(small, cst.AnnAssign):
+            return ("assign", texts.of(small.target))
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return ("docstring",)
+    return None
+
+
+def branch_key(node: cst.If | cst.Else, texts: Texts) -> str:
+    return "else" if isinstance(node, cst.Else) else texts.of(node.test)
+
+
+def if_chain(node: cst.If) -> list[cst.If | cst.Else]:
+    """`if/elif/else` as the flat list of branches it reads as."""
+    chain: list[cst.If | cst.Else] = []
+    cur: cst.If | cst.Else | None = node
+    while cur is not None:
+        chain.append(cur)
+        cur = cur.orelse if isinstance(cur, cst.If) else None
+    return chain
+
+
+def handler_key(handler: cst.ExceptHandler | cst.ExceptStarHandler, texts: Texts) -> str | None:
+    """An except clause keeps its identity when its tuple widens: key on the first type."""
+    t = handler.type
+    if t is None:
+        return "bare"
+    if isinstance(t, cst.Tuple) and t.elements:
+        return texts.of(t.elements[0].value)
+    return texts.of(t)
+
+
+def case_key(case: cst.MatchCase, texts: Texts) -> str:
+    return texts.of(case.pattern)
+
+
+def block_body(block: cst.BaseSuite | None) -> Sequence[cst.BaseStatement] | None:
+    if isinstance(block, cst.IndentedBlock):
+        return block.body
+    return None
+
+
+def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
+    """The statement bodies directly nested in a compound statement, by slot name.
+
+    Slot names let two versions of a statement pair their bodies: the body of
+    branch `mode == "http"` with the body of the same branch on the other side.
+    """
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With, cst.For, cst.While)):
+        body = block_body(stmt.body)
+        if body is not None:
+            yield ("body", None), body
+        if isinstance(stmt, (cst.For, cst.While)) and stmt.orelse is not None:
+            body = block_body(stmt.orelse.body)
+            if body is not None:
+                yield ("else", None), body
+    elif isinstance(stmt, cst.If):
+        for branch in if_chain(stmt):
+            body = block_body(branch.body)
+            if body is not None:
+                yield ("branch", branch_key(branch, texts)), body
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        body = block_body(stmt.body)
+        if body is not None:
+            yield ("try", None), body
+        for i, h in enumerate(stmt.handlers):
+            body = block_body(h.body)
+            if body is not None:
+                yield ("except", handler_key(h, texts) or str(i)), body
+        for name, part in (("else", stmt.orelse), ("finally", stmt.finalbody)):
+            if part is not None:
+                body = block_body(part.body)
+                if body is not None:
+                    yield (name, None), body
+    elif isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            body = block_body(case.body)
+            if body is not None:
+                yield ("case", case_key(case, texts)), body
+
+
+def walk_statements(stmts: Sequence[cst.CSTNode], texts: Texts) -> Iterator[cst.CSTNode]:
+    """Every statement at every depth, outermost first."""
+    for s in stmts:
+        yield s
+        for _slot, body in child_bodies(s, texts):
+            yield from walk_statements(body, texts)
