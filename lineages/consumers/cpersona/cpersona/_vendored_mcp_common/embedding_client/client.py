@@ -220,6 +220,11 @@ class EmbeddingClient:
             error = self._redactor.no_embeddings()
             _log.warning("%s", error)
             return empty.value, EmbedOutcome(True, False, error)
+        except httpx.TimeoutException as exc:
+            # httpx's timeouts often carry no message; the limit is the detail.
+            error = self._redactor.failed(type(exc).__name__, str(exc) or f"no answer within {self.timeout} s")
+            _log.warning("%s", error)
+            return None, EmbedOutcome(True, False, error)
         except Exception as exc:  # noqa: BLE001 - the contract is: never raise
             # Transport errors, timeouts, status errors and ResponseRejected
             # alike; CancelledError is not an Exception and still propagates.

@@ -18,6 +18,14 @@ States (per process, reset on restart)::
     any --observe_config("none")--> hint           (no debounce)
     hint --observe_config("http"/"api")--> unknown
 
+Suppression: the first delivery of an outage carries the full runbook,
+later ones a short reminder.  "Already told" is remembered per declared
+``session_key``; without a key, per process when the process serves one
+session (stdio).  A keyless multi-session process cannot tell callers apart,
+so it never shortens a fault (the first caller must not consume everyone's
+runbook) but does shorten a hint (a standing choice must not repeat 1,000
+characters forever); its ``advisory_scope`` says ``"process"``.
+
 Reach, stated honestly: nothing is pushed.  A fault surfaces on the next
 recall that asks for an advisory, and delivery is best-effort: the agent may
 drop or rephrase it.
@@ -374,7 +382,7 @@ class EmbeddingHealth:
 
         Call it once per logical response: each call may mark the full
         runbook as delivered.  ``session_key`` is the caller's session id
-        when it has one; see the module docs for how suppression is scoped.
+        when it has one; the module docstring explains the three scopes.
         """
         with self._lock:
             if not self._enabled or self._state not in (HINT, FAULT):

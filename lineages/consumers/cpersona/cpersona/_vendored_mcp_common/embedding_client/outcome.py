@@ -124,7 +124,7 @@ class Redactor:
 
     def failed_with(self, exc: BaseException) -> str:
         """The evidence line for a request that raised *exc*."""
-        return self.failed(type(exc).__name__, str(exc) or repr(exc))
+        return self.failed(type(exc).__name__, str(exc))
 
     def no_embeddings(self) -> str:
         """The evidence line for a 2xx answer that carried no vectors."""
