@@ -82,6 +82,14 @@ def test_check_vectors_refuses(rows: object, message: str) -> None:
         check_vectors(rows, count, width=None, max_width=16)
 
 
+def test_large_but_representable_values_pass() -> None:
+    # The fast path's norm exceeds float32 here; only the exact check can say yes.
+    rows = check_vectors([[3e38, -3e38, 3e38]], 1, width=None, max_width=16)
+    assert rows == [[3e38, -3e38, 3e38]]
+    with pytest.raises(ResponseRejected, match="nan at position 2"):
+        check_vectors([[3e38, -3e38, math.nan]], 1, width=None, max_width=16)
+
+
 def test_check_vectors_turns_integers_into_floats() -> None:
     rows = check_vectors([[1, 0.5, -2]], 1, width=None, max_width=16)
     assert rows == [[1.0, 0.5, -2.0]]
