@@ -8,7 +8,7 @@ import random
 from embedding_client import EmbeddingClient
 from plait.conformance.servers import EmbeddingServer, vector_for
 
-CALLS = 400
+CALLS = 240
 
 
 async def test_hundreds_of_simultaneous_calls_each_get_their_own_outcome(

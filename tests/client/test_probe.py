@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -118,10 +117,6 @@ def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     assert code == 2
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("plait.cli.merge_cmd") is None,
-    reason="`plait` cannot start until plait.cli.merge_cmd exists",
-)
 def test_real_process_probe(embedding_server: EmbeddingServer, closed_url: str) -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     ok = subprocess.run(

@@ -130,6 +130,13 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _ServerWithOwner
 
+    def setup(self) -> None:
+        super().setup()
+        if self.connection.family in (socket.AF_INET, socket.AF_INET6):
+            # Headers and body go out in two writes; with Nagle on, the body
+            # waits for the client's delayed ACK (~40 ms) on every answer.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:
         # Quiet: the suite's output is for the client's failures, not ours.
         pass
@@ -357,8 +364,10 @@ class EmbeddingServer:
         oversize_bytes: int = 256 * 1024,
         api_key: str = "",
         unix_path: str | os.PathLike[str] | None = None,
+        port: int = 0,
     ) -> None:
         self.width = width
+        self.requested_port = port
         self.slow_seconds = slow_seconds
         self.oversize_bytes = oversize_bytes
         self.api_key = api_key
@@ -383,7 +392,7 @@ class EmbeddingServer:
                 os.unlink(self.unix_path)
             server = _UnixServer(self.unix_path, _Handler)
         else:
-            server = _TCPServer(("127.0.0.1", 0), _Handler)
+            server = _TCPServer(("127.0.0.1", self.requested_port), _Handler)
         server.owner = self
         self._server = server
         self._thread = threading.Thread(
@@ -447,3 +456,32 @@ class EmbeddingServer:
             prefix, sep, _ = (texts[0] if texts else "").partition("|")
             return prefix if sep and (prefix in BEHAVIOURS or prefix in API_BEHAVIOURS) else "ok"
         return _ALIASES.get(name, name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve from the command line, for benchmarks and trying `plait probe` by hand.
+
+    Prints the base URL on the first line of stdout, then serves until killed.
+    Run in its own process, the server does not compete with the client for
+    the GIL, so timings measure the client.
+    """
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(prog="python -m plait.conformance.servers")
+    parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--unix", default=None, help="listen on this unix socket path instead")
+    parser.add_argument("--width", type=int, default=DEFAULT_WIDTH, help="width of ok vectors")
+    args = parser.parse_args(argv)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with EmbeddingServer(width=args.width, unix_path=args.unix, port=args.port) as server:
+        print(server.base_url if args.unix is None else f"{server.base_url} via {args.unix}", flush=True)
+        try:
+            stop.wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
