@@ -20,7 +20,7 @@ BUDGET = 64 * 1024
 def http_client(url: str, **options: object) -> EmbeddingClient:
     options.setdefault("timeout", 0.3)
     options.setdefault("max_response_bytes", BUDGET)
-    return EmbeddingClient("http", http_url=url, **options)  # type: ignore[arg-type]
+    return EmbeddingClient("http", http_url=url, **options)
 
 
 def evidence_pattern(mode: str, path: str, kind: str) -> str:
@@ -219,7 +219,7 @@ def unit(vector: list[float]) -> list[float]:
 def api_client(server: EmbeddingServer, behaviour: str, **options: object) -> EmbeddingClient:
     options.setdefault("timeout", 0.3)
     return EmbeddingClient(
-        "api", api_key="sk-test-key", api_url=server.url(behaviour), model="test-model", **options  # type: ignore[arg-type]
+        "api", api_key="sk-test-key", api_url=server.url(behaviour), model="test-model", **options
     )
 
 

@@ -418,7 +418,9 @@ class EmbeddingServer:
         """The TCP port (0 for a unix-socket server)."""
         if self._server is None or self.unix_path is not None:
             return 0
-        return int(self._server.server_address[1])
+        address = self._server.server_address
+        assert isinstance(address, tuple)  # TCP: (host, port)
+        return int(address[1])
 
     @property
     def base_url(self) -> str:
