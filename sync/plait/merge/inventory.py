@@ -73,7 +73,8 @@ class _Collector(ast.NodeVisitor):
         self.inv.items.add(Item(kind, self.path if path is None else path, detail))
 
     def collect(self, tree: ast.Module) -> None:
-        own = [s for s in tree.body if not isinstance(s, _DEFS)]
+        # Imports are reported name by name, so they stay out of this fingerprint.
+        own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
         if own:
             item = Item("statements", MODULE, "module-level statements")
             self.inv.items.add(item)
@@ -203,29 +204,64 @@ class _Collector(ast.NodeVisitor):
 # -- comparing inventories ------------------------------------------------------------
 
 def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
-    changes: list[Change] = []
+    """What one side did to base, as a maintainer would say it.
+
+    Elements inside a definition the side added or removed are part of that
+    one change; an element removed in one place and added in another is one
+    move; elements that moved into a definition the side added are counted in
+    that definition's note (upstream's `embed_with_outcome` "took over" the
+    dispatch from `embed`).
+    """
     added = side.items - base.items
     removed = base.items - side.items
-    moved_from: dict[Item, Item] = {}
-    for gone in removed:
-        if gone.kind not in ("def", "class"):
-            continue
+    is_def = lambda it: it.kind in ("def", "class")  # noqa: E731
+    added_defs = {it.path for it in added if is_def(it)}
+    removed_defs = {it.path for it in removed if is_def(it)}
+    under = lambda path, defs: any(_is_under(path, d) for d in defs)  # noqa: E731
+
+    moved_def_from: dict[Item, Item] = {}
+    for gone in sorted(it for it in removed if is_def(it)):
         name = gone.path.rsplit(".", 1)[-1]
-        for new in added:
-            if new.kind == gone.kind and new.path.rsplit(".", 1)[-1] == name and new not in moved_from:
-                moved_from[new] = gone
+        for new in sorted(added):
+            if new.kind == gone.kind and is_def(new) and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
+                moved_def_from[new] = gone
                 break
-    moved_sources = set(moved_from.values())
+    removed_by_detail: dict[tuple[str, str], list[Item]] = {}
+    for it in sorted(removed):
+        if not is_def(it):
+            removed_by_detail.setdefault((it.kind, it.detail), []).append(it)
+    moved_from: dict[Item, Item] = {}
     for it in sorted(added):
-        if it in moved_from:
-            changes.append(Change(label, "moved", it.path, it.detail, f"from {moved_from[it].path}"))  # type: ignore[arg-type]
-        else:
+        if not is_def(it) and removed_by_detail.get((it.kind, it.detail)):
+            moved_from[it] = removed_by_detail[(it.kind, it.detail)].pop(0)
+    moved_sources = set(moved_from.values()) | set(moved_def_from.values())
+
+    took_over: dict[str, dict[str, int]] = {}
+    changes: list[Change] = []
+    for it in sorted(added):
+        if it in moved_def_from:
+            changes.append(Change(label, "moved", it.path, it.detail, f"from {moved_def_from[it].path}"))  # type: ignore[arg-type]
+        elif it in moved_from:
+            src = moved_from[it].path
+            home = next((d for d in sorted(added_defs) if _is_under(it.path, d)), None)
+            if home is not None:
+                took_over.setdefault(home, {}).setdefault(src, 0)
+                took_over[home][src] += 1
+            else:
+                changes.append(Change(label, "moved", it.path, it.detail, f"from {src}"))  # type: ignore[arg-type]
+        elif is_def(it) or not under(it.path, added_defs):
             changes.append(Change(label, "added", it.path, it.detail))  # type: ignore[arg-type]
     for it in sorted(removed - moved_sources):
-        changes.append(Change(label, "removed", it.path, it.detail))  # type: ignore[arg-type]
+        if is_def(it) or not under(it.path, removed_defs):
+            changes.append(Change(label, "removed", it.path, it.detail))  # type: ignore[arg-type]
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
             changes.append(Change(label, "changed", it.path, it.detail))  # type: ignore[arg-type]
+    if took_over:
+        for i, c in enumerate(changes):
+            if c.kind == "added" and not c.detail and c.path in took_over:
+                notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
+                changes[i] = Change(c.side, c.kind, c.path, c.detail, f"took over {notes}")
     return changes
 
 
@@ -255,10 +291,11 @@ def summarize(
     lost: list[Conflict] = []
     if result is None:
         return merged, lost
+    kinds = {(it.path, it.detail): it.kind for inv in (ours, theirs) for it in inv.items if it.detail}
     final: list[Change] = []
     for c in merged:
         if c.kind in ("added", "moved") and c.detail:
-            item = Item(_kind_of(c, ours, theirs), c.path, c.detail)
+            item = Item(kinds.get((c.path, c.detail), ""), c.path, c.detail)
             if item not in result.items:
                 elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
                 if elsewhere:
@@ -274,14 +311,6 @@ def summarize(
         if n > max(ours.def_counts.get(qual, 0), theirs.def_counts.get(qual, 0)):
             lost.append(Conflict(qual, "add/add", f"{qual} is defined {n} times in the result"))
     return final, lost
-
-
-def _kind_of(change: Change, ours: Inventory, theirs: Inventory) -> str:
-    for inv in (ours, theirs):
-        for it in inv.items:
-            if it.path == change.path and it.detail == change.detail:
-                return it.kind
-    return ""
 
 
 def _container_removed(path: str, result: Inventory) -> bool:

@@ -32,6 +32,9 @@ from .tree import Texts, branch_key, dotted, handler_key, if_chain, statement_ke
 _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace, cst.Comma)
 
 
+_BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
+
+
 class MergeConflict(Exception):
     """Raised inside a statement; the statement becomes a conflict region."""
 
@@ -195,6 +198,8 @@ def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | N
             if prev in in_seq:
                 pos = seq.index(("base", prev)) + 1
                 break
+        while pos < len(seq) and seq[pos][0] == "ours":
+            pos += 1
         seq.insert(pos, ("base", bi))
         in_seq.add(bi)
     t_order = [bi for bi in t_map if bi is not None]
@@ -284,7 +289,11 @@ class Merger:
                 o = ol[idx]
                 if idx in twin_of_ours:
                     t = tl[twin_of_ours[idx]]
-                    if self.texts.of(o) != self.texts.of(t):
+                    union = self._union_imports(o, t, scope)
+                    if union is not None:
+                        out.append(union)
+                        continue
+                    if self._without_leading_lines(o) != self._without_leading_lines(t):
                         what = describe(o, self.texts) or "a statement"
                         out.extend(self.conflict(self._stmt_path(o, scope), "add/add", MergeConflict("add/add", what).reason(what), [o], [], [t]))
                         continue
@@ -293,9 +302,32 @@ class Merger:
                 out.extend(self.emit(tl[idx], "theirs", scope))
         return out
 
+    def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
+        """Both sides importing from one new module import the union of names."""
+        if not (isinstance(o, cst.SimpleStatementLine) and isinstance(t, cst.SimpleStatementLine)):
+            return None
+        oi, ti = o.body[0], t.body[0]
+        if not (isinstance(oi, cst.ImportFrom) and isinstance(ti, cst.ImportFrom)):
+            return None
+        if isinstance(oi.names, cst.ImportStar) or isinstance(ti.names, cst.ImportStar):
+            return None
+        try:
+            names = self.merge_elements([], oi.names, ti.names, oi, "names", scope)
+            return o.with_changes(body=[oi.with_changes(names=names), *o.body[1:]])
+        except (MergeConflict, cst.CSTValidationError):
+            return None
+
+    def _without_leading_lines(self, stmt: Any) -> str:
+        """A statement's own text: the blank lines above it depend on where it was added."""
+        if getattr(stmt, "leading_lines", None):
+            alone = stmt.with_changes(leading_lines=())
+            self._keep.append(alone)
+            return self.texts.of(alone)
+        return self.texts.of(stmt)
+
     def _add_identity(self, stmt: Any) -> Hashable:
         key = statement_key(stmt, self.texts)
-        return ("key", key) if key is not None else ("text", self.texts.of(stmt))
+        return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
     def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
         m = self.match[side]
@@ -400,7 +432,7 @@ class Merger:
     def _hoist_blank_lines(self, *versions: list[Any]) -> tuple[Sequence[Any], tuple[list[Any], ...]]:
         # A blank-line gap all versions share stays outside the markers, where it was.
         firsts = [v[0] for v in versions if v]
-        if len(firsts) < 2 or not all(hasattr(f, "leading_lines") for f in firsts):
+        if len(firsts) < 3 or not all(hasattr(f, "leading_lines") for f in firsts):
             return (), versions
         lead = [tuple(self.texts.of(x) for x in f.leading_lines) for f in firsts]
         if len(set(lead)) != 1 or not lead[0] or any(line.strip() for line in lead[0]):
@@ -408,6 +440,14 @@ class Merger:
         return firsts[0].leading_lines, tuple([v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions)
 
     # -- any node ------------------------------------------------------------------
+    def bare(self, node: Any) -> str:
+        """An element's text without its trailing comma: becoming last is not an edit."""
+        if isinstance(getattr(node, "comma", None), cst.Comma):
+            alone = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            self._keep.append(alone)
+            return self.texts.of(alone)
+        return self.texts.of(node)
+
     def same(self, a: Any, b: Any) -> bool:
         if a is b:
             return True
@@ -472,7 +512,9 @@ class Merger:
         changes: dict[str, Any] = {}
         for f in dataclasses.fields(b):
             name = f.name
-            if name in skip:
+            if name in skip or name in _BRACKETS:
+                # Both sides changed this node; its brackets follow ours'
+                # layout, as its separators do.
                 continue
             bv, ov, tv = getattr(b, name), getattr(o, name), getattr(t, name)
             merged = self.merge_value(bv, ov, tv, b, name, scope)
@@ -625,38 +667,37 @@ class Merger:
                 t = tl[pt[idx]] if idx in pt else None
                 if o is None or t is None:
                     present, deleter = (t, "ours") if o is None else (o, "theirs")
-                    if present is None or self.same(present, b):
+                    if present is None or self.bare(present) == self.bare(b):
                         continue
                     raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
-                merged.append(self.merge_value(b, o, t, parent, field, scope))
+                if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
+                    merged.append(o)
+                else:
+                    merged.append(self.merge_value(b, o, t, parent, field, scope))
             else:
                 x = (ol if kind == "ours" else tl)[idx]
                 k = key(x)
-                ident = ("key", k) if k is not None else ("text", self.texts.of(x))
+                ident = ("key", k) if k is not None else ("text", self.bare(x))
                 if ident in added:
-                    if added[ident] != self.texts.of(x) and k is not None:
+                    if added[ident] != self.bare(x) and k is not None:
                         raise MergeConflict("add/add", describe(x, self.texts))
                     continue
-                added[ident] = self.texts.of(x)
+                added[ident] = self.bare(x)
                 merged.append(self.take(x, kind, scope))
         if merged and hasattr(merged[0], "comma"):
             merged = self._fix_commas(merged, bl, ol, tl)
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of the layout that won.
+        """Give every element the separator of ours' layout.
 
-        Ours' layout wins unless only theirs re-laid the collection out.  An
-        element inserted from the other layout, or that stopped being last,
-        takes that layout's separator; this is what keeps a bracketed import
-        from losing its parentheses while its names still span lines.
+        Ours' layout always wins, brackets included (see `merge_fields`): an
+        element inserted from theirs, or one that stopped being last, takes
+        ours' separator.  Mixing one side's parentheses with the other side's
+        line breaks is how a bracketed import loses its parentheses while its
+        names still span lines.
         """
-        styles = lambda seq: [_comma_style(e.comma, self.texts) for e in seq]  # noqa: E731
-        layout = ol
-        if styles(ol) == styles(bl) and styles(tl) != styles(bl) and tl:
-            layout = tl
-        if not layout:
-            layout = tl or bl
+        layout = ol or tl or bl
         if not layout:
             return merged
         sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)

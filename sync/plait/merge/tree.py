@@ -34,7 +34,12 @@ class Texts:
         hit = self._memo.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-        text = _EMPTY.code_for_node(node)
+        try:
+            text = _EMPTY.code_for_node(node)
+        except cst._nodes.base.CSTCodegenError:
+            # A few nodes (annotations, bare operators) only print inside their
+            # parent; their structural repr is just as good for comparing.
+            text = "\0" + repr(node)
         self._memo[id(node)] = (node, text)
         return text
 
