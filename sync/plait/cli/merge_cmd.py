@@ -11,7 +11,7 @@ import click
 from ..atomic import write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, merge3
-from .render import err_console
+from .render import err_console, summary_table
 
 
 def _read(path: str) -> str:
@@ -35,8 +35,9 @@ def _read(path: str) -> str:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result here instead of over OURS.")
 @click.option("-p", "--print", "to_stdout", is_flag=True, help="Print the result to stdout instead of writing OURS.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary, changes and conflicts as JSON.")
+@click.option("--summary", is_flag=True, help="Print what each side contributed and the conflicts as a table on stderr.")
 @click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds the structured merge may take before falling back to a line merge.")
-def merge(base: str, ours: str, theirs: str, output: str | None, to_stdout: bool, as_json: bool, budget: float) -> None:
+def merge(base: str, ours: str, theirs: str, output: str | None, to_stdout: bool, as_json: bool, summary: bool, budget: float) -> None:
     """Three-way merge THEIRS (incoming) into OURS (local), both descended from BASE.
 
     \b
@@ -70,6 +71,8 @@ def merge(base: str, ours: str, theirs: str, output: str | None, to_stdout: bool
     except PlaitError as exc:
         console.print(f"plait merge: error: {exc}", markup=False, highlight=False)
         sys.exit(2)
+    if summary:
+        console.print(summary_table(result))
     for conflict in result.conflicts:
         console.print(f"CONFLICT {conflict.describe()}", markup=False, highlight=False)
     sys.exit(0 if result.clean else 1)
