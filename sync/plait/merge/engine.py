@@ -101,6 +101,8 @@ def _structured(base: str, ours: str, theirs: str, lm: LineMerge, invs: tuple[In
         from .tree import Texts
 
         texts = Texts()
+        for module in modules:
+            texts.capture(module)
         matcher = StatementMatcher(texts, deadline)
         merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, tag)
         merged = merger.merge_module(bm, om, tm)

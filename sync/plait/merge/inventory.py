@@ -56,7 +56,9 @@ def take_inventory(tree: ast.Module, source: str) -> Inventory:
 class _Collector(ast.NodeVisitor):
     def __init__(self, inv: Inventory, source: str) -> None:
         self.inv = inv
-        self.source = source
+        # ast offsets are UTF-8 byte columns; split once instead of once per
+        # lookup, as ast.get_source_segment does (quadratic on big modules).
+        self.lines = source.encode("utf-8").splitlines(keepends=True)
         self.scope: list[str] = []
         self.container: list[str] = []
 
@@ -67,7 +69,13 @@ class _Collector(ast.NodeVisitor):
 
     def src(self, node: ast.AST) -> str:
         # The author's own spelling reads better in reports than ast.unparse's.
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        if first == last:
+            raw = self.lines[first][start:end]
+        else:
+            raw = b"".join([self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end]])
+        return raw.decode("utf-8")
 
     def add(self, kind: str, detail: str, path: str | None = None) -> None:
         self.inv.items.add(Item(kind, self.path if path is None else path, detail))

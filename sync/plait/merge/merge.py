@@ -320,10 +320,8 @@ class Merger:
     def _without_leading_lines(self, stmt: Any) -> str:
         """A statement's own text: the blank lines above it depend on where it was added."""
         if getattr(stmt, "leading_lines", None):
-            alone = stmt.with_changes(leading_lines=())
-            self._keep.append(alone)
-            return self.texts.of(alone)
-        return self.texts.of(stmt)
+            stmt = stmt.with_changes(leading_lines=())
+        return self.texts.fresh(stmt)
 
     def _add_identity(self, stmt: Any) -> Hashable:
         key = statement_key(stmt, self.texts)
@@ -387,7 +385,7 @@ class Merger:
         """A merged statement must still be Python; libcst will happily print one that is not."""
         shape = node if isinstance(node, cst.SimpleStatementLine) else node.visit(_Skeleton())
         try:
-            ast.parse(self.texts.of(shape))
+            ast.parse(self.texts.fresh(shape))
         except SyntaxError:
             raise MergeConflict("invalid-result", describe(base, self.texts)) from None
         except (ValueError, RecursionError):
@@ -443,9 +441,7 @@ class Merger:
     def bare(self, node: Any) -> str:
         """An element's text without its trailing comma: becoming last is not an edit."""
         if isinstance(getattr(node, "comma", None), cst.Comma):
-            alone = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            self._keep.append(alone)
-            return self.texts.of(alone)
+            return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
 
     def same(self, a: Any, b: Any) -> bool:
@@ -525,11 +521,9 @@ class Merger:
     # -- if/elif chains ------------------------------------------------------------
     def _own_text(self, branch: Any) -> str:
         """A branch without the branches after it."""
-        if isinstance(branch, cst.If) and branch.orelse is not None:
-            alone = branch.with_changes(orelse=None)
-            self._keep.append(alone)
-            return self.texts.of(alone)
-        return self.texts.of(branch)
+        # Always a fresh print: a branch cut from its chain must compare equal
+        # to the same branch that ends its chain.
+        return self.texts.fresh(branch.with_changes(orelse=None) if isinstance(branch, cst.If) else branch)
 
     def merge_if(self, b: cst.If, o: cst.If, t: cst.If, scope: Scope) -> cst.If:
         bc, oc, po = branch_pairs(b, o, self.texts)

@@ -14,13 +14,53 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import libcst as cst
+from libcst._nodes.base import CSTCodegenError
+from libcst._nodes.internal import CodegenState
 
 _EMPTY = cst.Module(body=[])
 _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
 
 
+# Nodes whose printed form depends on indentation; they are captured during
+# one full print of their module instead of being re-printed one by one.
+_INDENTED = (cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
+# The hooks run for every node printed; an exact-type set lookup is several
+# times cheaper than isinstance against libcst's abstract bases.
+_INDENTED_TYPES = frozenset(
+    {
+        cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.Try, cst.TryStar, cst.For,
+        cst.While, cst.With, cst.Match, cst.IndentedBlock, cst.SimpleStatementSuite, cst.ExceptHandler,
+        cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase,
+    }
+)
+
+
+class _CapturingState(CodegenState):
+    """A printer that keeps the text of every indented node it prints."""
+
+    def __init__(self, module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.memo = memo
+        self.starts: list[int] = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) in _INDENTED_TYPES:
+            self.starts.append(len(self.tokens))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) in _INDENTED_TYPES:
+            self.memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
+
+
 class Texts:
     """Source text of nodes, computed once per node.
+
+    Statements and blocks of the input modules are captured in one print of
+    each module (`capture`), at their real indentation; everything else is
+    printed on demand.  Two texts are only compared when both come from the
+    same kind of print: originals with originals, and freshly built nodes
+    (a branch cut from its chain, an element without its comma) with fresh
+    ones, which is what `fresh` is for.
 
     The memo holds the node itself next to its text: ids are only unique
     among live objects, and merged nodes are created and dropped as we go.
@@ -30,16 +70,24 @@ class Texts:
         self._memo: dict[int, tuple[Any, str]] = {}
         self._words: dict[int, tuple[Any, Counter[str]]] = {}
 
+    def capture(self, module: cst.Module) -> None:
+        state = _CapturingState(module, self._memo)
+        module._codegen(state)
+
+    def fresh(self, node: cst.CSTNode) -> str:
+        """The node printed on its own, at indentation zero."""
+        try:
+            return _EMPTY.code_for_node(node)
+        except CSTCodegenError:
+            return "\0" + repr(node)
+
     def of(self, node: cst.CSTNode) -> str:
         hit = self._memo.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-        try:
-            text = _EMPTY.code_for_node(node)
-        except cst._nodes.base.CSTCodegenError:
-            # A few nodes (annotations, bare operators) only print inside their
-            # parent; their structural repr is just as good for comparing.
-            text = "\0" + repr(node)
+        # A few nodes (annotations, bare operators) only print inside their
+        # parent; `fresh` falls back to their structural repr for comparing.
+        text = self.fresh(node)
         self._memo[id(node)] = (node, text)
         return text
 
