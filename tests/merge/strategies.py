@@ -338,7 +338,7 @@ class Added:
     kind: def | import | kwarg | except | branch | entry | all
     path: qualname of the enclosing definition (``<module>`` at top level);
       for ``def`` it is the new definition's own qualname.
-    key: what to look for (see `present`).
+    key: what to look for (see `present`); unique in the module.
     """
 
     kind: str
@@ -598,9 +598,10 @@ def present(tree: ast.Module, item: Added) -> bool:
         else:
             return False
         return any(isinstance(e, ast.Constant) and e.value == key for e in elts)
-    # The rest live inside a function: look only there.
-    nodes = defs.get(item.path, [])
-    inside = [n for d in nodes for n in _walk_own(d)]
+    # The rest live inside a function.  Their keys (callee, handler name,
+    # branch value) are unique in the module, so look everywhere: the engine
+    # may rightly carry an edit along with a block the other side moved.
+    inside = list(ast.walk(tree))
     if item.kind == "kwarg":
         callee, kw = item.key
         return any(
@@ -628,16 +629,6 @@ def present(tree: ast.Module, item: Added) -> bool:
             for n in inside
         )
     raise ValueError(item.kind)
-
-
-def _walk_own(node: ast.AST) -> Iterator[ast.AST]:
-    """Nodes inside a definition, not descending into nested definitions."""
-    todo = list(ast.iter_child_nodes(node))
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(n))
 
 
 def related(conflict_path: str, item_path: str) -> bool:

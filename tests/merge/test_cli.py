@@ -215,14 +215,16 @@ def test_missing_file_exits_2_and_writes_nothing(files, tmp_path, which):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
-@pytest.mark.parametrize("which", ["base", "theirs"])
+@pytest.mark.parametrize("which", ["base", "ours", "theirs"])
 def test_directory_argument_exits_2_and_writes_nothing(files, tmp_path, which):
     paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS)))
     (tmp_path / "adir").mkdir()
     paths[which] = tmp_path / "adir"
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     result = run(paths["base"], paths["ours"], paths["theirs"])
     assert result.exit_code == 2
-    assert paths["ours"].read_bytes() == OURS.encode()
+    assert "adir" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
     assert listing(tmp_path) == ["adir", "base.py", "ours.py", "theirs.py"]
     assert listing(tmp_path / "adir") == []
 

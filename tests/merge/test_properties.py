@@ -88,11 +88,18 @@ def resolve(text: str, side: str) -> str:
 # ---------------------------------------------------------------------------
 
 
+NEWLINES = st.sampled_from(["\n", "\r\n"])
+
+
+def with_newline(text: str, newline: str) -> str:
+    return text.replace("\n", newline)
+
+
 @examples(15)
-@given(triples(), st.booleans())
-def test_law1_identity(data, both_take_ours):
+@given(triples(), st.booleans(), NEWLINES)
+def test_law1_identity(data, both_take_ours, newline):
     base, ours, theirs = data
-    b, o, t = base.render(), ours.text, theirs.text
+    b, o, t = (with_newline(x, newline) for x in (base.render(), ours.text, theirs.text))
     r = merge3(b, b, t)
     assert r.text == t and r.clean, "merge(B, B, T) != T"
     r = merge3(b, o, b)
@@ -109,16 +116,18 @@ def test_law1_identity(data, both_take_ours):
 
 
 @examples(50)
-@given(triples())
-def test_law4_nothing_lost(data):
+@given(triples(), NEWLINES)
+def test_law4_nothing_lost(data, newline):
     base, ours, theirs = data
-    b = base.render()
-    result = merge3(b, ours.text, theirs.text)
+    b, o, t = (with_newline(x, newline) for x in (base.render(), ours.text, theirs.text))
+    result = merge3(b, o, t)
     why = _explain(b, ours, theirs, result)
 
-    again = merge3(b, ours.text, theirs.text)
+    again = merge3(b, o, t)
     assert again.text == result.text, "law 7: same inputs, different bytes" + why
     assert [c.describe() for c in again.conflicts] == [c.describe() for c in result.conflicts]
+    if newline == "\r\n":
+        assert result.text.count("\n") == result.text.count("\r\n"), "CRLF inputs, a bare LF in the result" + why
 
     if result.clean:
         try:
@@ -152,6 +161,13 @@ def test_law4_nothing_lost(data):
     for deleter, changer in ((ours, theirs), (theirs, ours)):
         for q in deleter.record.deleted & changer.record.changed:
             if q in changer.record.deleted:
+                continue
+            if any(a.kind == "def" and a.path.count(".") == q.count(".") for a in deleter.record.added):
+                # The deleting side also added a definition beside it, which the
+                # engine may take for a rename (a move); generated bodies are
+                # often alike in shape.  Pure delete-vs-modify is checked by
+                # test_law5_delete_vs_modify_conflicts, the look-alike case by
+                # test_law5_delete_vs_modify_beside_an_unrelated_new_function.
                 continue
             assert any(c.kind == "delete/modify" and related(c.path, q) for c in result.conflicts), (
                 f"{q} deleted on one side and changed on the other, but no delete/modify conflict" + why
@@ -208,6 +224,28 @@ def test_law5_delete_vs_modify_conflicts(data, deleter_is_ours):
     why = f"\n--- target {target}\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
     assert not result.clean, "delete vs modify merged silently" + why
     assert any(c.kind == "delete/modify" and c.path == target for c in result.conflicts), why
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: move detection pairs a deleted def with an unrelated new def of the same shape "
+    "(different name, targets and callee) and transplants the other side's edit into it, silently",
+)
+def test_law5_delete_vs_modify_beside_an_unrelated_new_function():
+    """Found by test_law4_nothing_lost at PLAIT_PROPERTY_SCALE=15, then made readable.
+
+    Theirs deletes `parse` and adds an unrelated `render`; ours edits `parse`.
+    The engine reports "theirs added render (took over 1 element of parse)"
+    and emits `text = str(x, 16)`: ours's new argument to `int` lands on
+    theirs's `str` call in a function ours never saw.
+    """
+    base = "def parse(x):\n    result = int(x)\n    return result\n"
+    ours = "def parse(x):\n    result = int(x, 16)\n    return result\n"
+    theirs = "def render(x):\n    text = str(x)\n    return text\n"
+    result = merge3(base, ours, theirs)
+    assert "str(x, 16)" not in result.text, result.text
+    assert not result.clean, result.text
+    assert [(c.path, c.kind) for c in result.conflicts] == [("parse", "delete/modify")]
 
 
 @st.composite
