@@ -239,10 +239,6 @@ def test_not_utf8_exits_2_and_writes_nothing(files, tmp_path):
     assert listing(tmp_path) == ["base.py", "ours.py", "theirs.py"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CLI bug: merge_cmd catches only PlaitError, so an OSError from write_atomic escapes as a traceback with exit 1 (git reads 'conflicts'), not exit 2",
-)
 def test_unwritable_output_exits_2_and_leaves_no_temp_file(files, tmp_path):
     base, ours, theirs = files(BASE, OURS, THEIRS)
     # The output's parent is a regular file: no user, root included, can write there.

@@ -65,7 +65,11 @@ def merge(base: str, ours: str, theirs: str, output: str | None, to_stdout: bool
                 sys.stdout.write(result.text)
                 sys.stdout.flush()
         else:
-            write_atomic(Path(output or ours), result.text)
+            target = Path(output or ours)
+            try:
+                write_atomic(target, result.text)
+            except OSError as exc:
+                raise PlaitError(f"cannot write: {exc.strerror or exc}", path=str(target)) from None
             if as_json:
                 click.echo(json.dumps(result.to_json(), indent=2))
     except PlaitError as exc:

@@ -84,11 +84,29 @@ def match_sequence(
                 pairs[rest_b[a + d]] = rest_s[b + d]
                 taken.add(rest_s[b + d])
     if pair_gaps:
-        _pair_gaps(base, side, texts, pairs, taken, bkeys)
+        _pair_gaps(base, side, texts, pairs, taken, bkeys, skeys)
     return pairs
 
 
-def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list) -> None:
+_NAME_KEYS = {("def",), ("from",), ("import",), ("assign",)}
+
+
+def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: cst.CSTNode) -> bool:
+    """Whether two leftover elements could be one element, edited.
+
+    A def, class, import or assignment target is its name: with another name
+    it is another element, however alike the bodies (deleting `parse` and
+    adding `render` is not an edit of `parse`).  A branch's key is its test,
+    and an edited test is still the same branch.
+    """
+    if kind_of(b) != kind_of(x):
+        return False
+    if bkey is None or skey is None or bkey == skey:
+        return True
+    return not (isinstance(bkey, tuple) and bkey[:1] in _NAME_KEYS)
+
+
+def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list, skeys: list) -> None:
     unmatched = [i for i in range(len(base)) if i not in pairs]
     if not unmatched:
         return
@@ -109,17 +127,14 @@ def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[i
     for i in unmatched:
         lo, hi = prev_side[i], next_side[i]
         best, best_sim = None, -1.0
-        window = [j for j in range(lo + 1, hi) if j not in taken]
+        window = [j for j in range(lo + 1, hi) if j not in taken and _may_pair(bkeys[i], skeys[j], base[i], side[j])]
         for j in window:
-            if kind_of(base[i]) != kind_of(side[j]):
-                continue
             sim = texts.similarity(base[i], side[j])
             if sim > best_sim:
                 best, best_sim = j, sim
         if best is None:
             continue
-        same_kind = [j for j in window if kind_of(side[j]) == kind_of(base[i])]
-        if best_sim >= GAP_MIN_SIMILARITY or len(same_kind) == 1:
+        if best_sim >= GAP_MIN_SIMILARITY or len(window) == 1:
             pairs[i] = best
             taken.add(best)
 
@@ -274,7 +289,7 @@ class StatementMatcher:
             okey = self.key(o)
             best, best_sim = None, 0.0
             for n in by_kind.get(kind_of(o), ()):
-                if id(n) in used:
+                if id(n) in used or not _may_pair(okey, self.key(n), o, n):
                     continue
                 keyed = okey is not None and okey == self.key(n)
                 floor = MOVE_MIN_SIMILARITY_KEYED if keyed else MOVE_MIN_SIMILARITY
