@@ -300,14 +300,18 @@ def summarize(
     if result is None:
         return merged, lost
     kinds = {(it.path, it.detail): it.kind for inv in (ours, theirs) for it in inv.items if it.detail}
+    def_moves = {c.note.removeprefix("from "): c.path for c in merged if c.kind == "moved" and not c.detail}
     final: list[Change] = []
     for c in merged:
         if c.kind in ("added", "moved") and c.detail:
             item = Item(kinds.get((c.path, c.detail), ""), c.path, c.detail)
             if item not in result.items:
                 elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
-                if elsewhere:
-                    c = Change(c.side, c.kind, c.path, c.detail, f"moved with the enclosing block into {elsewhere[0]}")
+                home = next((p for p in elsewhere if _plausible_home(c.path, p, def_moves)), None)
+                if home is not None:
+                    c = Change(c.side, c.kind, c.path, c.detail, f"moved with the enclosing block into {home}")
+                elif elsewhere:
+                    lost.append(Conflict(c.path, "misplaced", f"{c.side} added {c.detail} here but the merge put it in {elsewhere[0]}"))
                 elif not _container_removed(c.path, result):
                     lost.append(Conflict(c.path, "lost", f"{c.side} added {c.detail} but the merge result lacks it"))
         elif c.kind in ("added", "moved") and Item("def", c.path, "") not in result.items and Item("class", c.path, "") not in result.items:
@@ -319,6 +323,18 @@ def summarize(
         if n > max(ours.def_counts.get(qual, 0), theirs.def_counts.get(qual, 0)):
             lost.append(Conflict(qual, "add/add", f"{qual} is defined {n} times in the result"))
     return final, lost
+
+
+def _plausible_home(src: str, dest: str, def_moves: dict[str, str]) -> bool:
+    """Whether an element added at `src` may rightly stand at `dest` after the merge.
+
+    It may follow its block into a sibling definition (`embed` into
+    `embed_with_outcome`, same class) or follow a definition the other side
+    moved; landing in an unrelated class is a mistake, not a move.
+    """
+    if src.rpartition(".")[0] == dest.rpartition(".")[0]:
+        return True
+    return any(_is_under(src, a) and _is_under(dest, b) for a, b in def_moves.items())
 
 
 def _container_removed(path: str, result: Inventory) -> bool:

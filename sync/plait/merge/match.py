@@ -183,6 +183,25 @@ def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Se
     return out
 
 
+def _ancestry(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> list[cst.CSTNode]:
+    """Enclosing statements, nearest first."""
+    out = []
+    cur = parents.get(id(node))
+    while cur is not None:
+        out.append(cur)
+        cur = parents.get(id(cur))
+    return out
+
+
+def _def_name(ancestry: list[cst.CSTNode]) -> str:
+    return next((a.name.value for a in ancestry if isinstance(a, cst.FunctionDef)), "")
+
+
+def _name_affinity(a: str, b: str) -> bool:
+    """`embed` and `embed_with_outcome`: a block tends to move into a function named after its old home."""
+    return bool(a and b) and (a in b or b in a)
+
+
 @dataclass
 class SideMatch:
     """Base statements paired with one side's statements, moves included."""
@@ -287,15 +306,26 @@ class StatementMatcher:
             if self.texts.size(o) < MOVE_MIN_WORDS or self._inside(o, paired_orphans, orphan_parents):
                 continue
             okey = self.key(o)
-            best, best_sim = None, 0.0
+            home = _ancestry(o, orphan_parents)
+            home_depth = {id(a): len(home) - i for i, a in enumerate(home)}
+            home_name = _def_name(home)
+            best, best_score = None, None
             for n in by_kind.get(kind_of(o), ()):
                 if id(n) in used or not _may_pair(okey, self.key(n), o, n):
                     continue
                 keyed = okey is not None and okey == self.key(n)
-                floor = MOVE_MIN_SIMILARITY_KEYED if keyed else MOVE_MIN_SIMILARITY
-                sim = self.texts.similarity(o, n) + (1.0 if keyed else 0.0)
-                if sim - (1.0 if keyed else 0.0) >= floor and sim > best_sim:
-                    best, best_sim = n, sim
+                sim = self.texts.similarity(o, n)
+                if sim < (MOVE_MIN_SIMILARITY_KEYED if keyed else MOVE_MIN_SIMILARITY):
+                    continue
+                # Where a block lands matters more than how alike it looks:
+                # several classes moving the same-shaped block into their own
+                # new methods must each get their own block back.
+                there = _ancestry(n, parents)
+                locality = next((home_depth[id(b)] for b in (m.origin(a) for a in there) if b is not None and id(b) in home_depth), 0)
+                affinity = _name_affinity(home_name, _def_name(there))
+                score = (locality, affinity, keyed, sim)
+                if best_score is None or score > best_score:
+                    best, best_score = n, score
             if best is None:
                 continue
             used.add(id(best))
