@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import time
 
@@ -48,8 +49,22 @@ def merge3(base: str, ours: str, theirs: str, *, budget: float = DEFAULT_BUDGET,
 
     With `strict`, an input that does not parse raises `UnparsableSource`
     (sync and vendor must not write lineages from broken code); otherwise the
-    merge falls back to a line merge and says so in `notes`.
+    merge falls back to a line merge and says so in `notes`.  The budget
+    counts from this call, parsing included.
     """
+    deadline = Deadline(time.perf_counter() + budget)
+    # A merge allocates millions of short-lived, acyclic CST nodes; the cyclic
+    # collector would only rescan them.  Everything is released on return.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _merge3(base, ours, theirs, deadline, budget, strict)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _merge3(base: str, ours: str, theirs: str, deadline: Deadline, budget: float, strict: bool) -> MergeResult:
     trees = []
     problems = []
     for text, label in zip((base, ours, theirs), _LABELS):
@@ -81,16 +96,18 @@ def merge3(base: str, ours: str, theirs: str, *, budget: float = DEFAULT_BUDGET,
             if not lost:
                 return MergeResult(lm.text, [], changes, "line")
 
-    return _structured(base, ours, theirs, lm, (inv_b, inv_o, inv_t), budget)
+    return _structured(base, ours, theirs, lm, (inv_b, inv_o, inv_t), deadline, budget)
 
 
-def _structured(base: str, ours: str, theirs: str, lm: LineMerge, invs: tuple[Inventory, Inventory, Inventory], budget: float) -> MergeResult:
+def _structured(
+    base: str, ours: str, theirs: str, lm: LineMerge, invs: tuple[Inventory, Inventory, Inventory], deadline: Deadline, budget: float
+) -> MergeResult:
     inv_b, inv_o, inv_t = invs
-    deadline = Deadline(time.perf_counter() + budget)
     tag = _tag(base, ours, theirs)
     try:
         modules = []
         for text, label in zip((base, ours, theirs), _LABELS):
+            deadline.check()
             try:
                 modules.append(cst.parse_module(text))
             except cst.ParserSyntaxError as exc:
