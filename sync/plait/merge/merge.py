@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,6 +220,28 @@ def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | N
         seq.insert(pos, slot)
         prev_slot = slot
     return seq
+
+
+def aligned(
+    bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int]
+) -> Iterator[tuple[str, Any, Any | None, Any | None]]:
+    """Walk three paired sequences in merged order.
+
+    Yields ("base", b, ours version or None, theirs version or None) for a
+    base element, and ("ours" | "theirs", element, None, None) for an
+    addition.
+    """
+    o_map: list[int | None] = [None] * len(ol)
+    for i, j in po.items():
+        o_map[j] = i
+    t_map: list[int | None] = [None] * len(tl)
+    for i, j in pt.items():
+        t_map[j] = i
+    for kind, idx in sequence_order(len(bl), o_map, t_map):
+        if kind == "base":
+            yield kind, bl[idx], (ol[po[idx]] if idx in po else None), (tl[pt[idx]] if idx in pt else None)
+        else:
+            yield kind, (ol if kind == "ours" else tl)[idx], None, None
 
 
 def _comma_style(comma: Any, texts: Texts) -> Hashable:
@@ -528,19 +550,10 @@ class Merger:
     def merge_if(self, b: cst.If, o: cst.If, t: cst.If, scope: Scope) -> cst.If:
         bc, oc, po = branch_pairs(b, o, self.texts)
         _, tc, pt = branch_pairs(b, t, self.texts)
-        o_map: list[int | None] = [None] * len(oc)
-        for i, j in po.items():
-            o_map[j] = i
-        t_map: list[int | None] = [None] * len(tc)
-        for i, j in pt.items():
-            t_map[j] = i
         merged: list[Any] = []
         seen_added: dict[str, str] = {}
-        for kind, idx in sequence_order(len(bc), o_map, t_map):
+        for kind, bb, ob, tb in aligned(bc, oc, tc, po, pt):
             if kind == "base":
-                bb = bc[idx]
-                ob = oc[po[idx]] if idx in po else None
-                tb = tc[pt[idx]] if idx in pt else None
                 if ob is None or tb is None:
                     present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
                     if present is None or self._own_text(present) == self._own_text(bb):
@@ -548,7 +561,7 @@ class Merger:
                     raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
                 merged.append(self._merge_branch(bb, ob, tb, scope))
             else:
-                branch = (oc if kind == "ours" else tc)[idx]
+                branch = bb
                 key = branch_key(branch, self.texts)
                 if key in seen_added:
                     if seen_added[key] != self._own_text(branch):
@@ -646,19 +659,10 @@ class Merger:
             key, gaps = self._policy(parent, field)
         po = match_sequence(bl, ol, self.texts, key, pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, key, pair_gaps=gaps)
-        o_map: list[int | None] = [None] * len(ol)
-        for i, j in po.items():
-            o_map[j] = i
-        t_map: list[int | None] = [None] * len(tl)
-        for i, j in pt.items():
-            t_map[j] = i
         merged: list[Any] = []
         added: dict[Hashable, str] = {}
-        for kind, idx in sequence_order(len(bl), o_map, t_map):
+        for kind, b, o, t in aligned(bl, ol, tl, po, pt):
             if kind == "base":
-                b = bl[idx]
-                o = ol[po[idx]] if idx in po else None
-                t = tl[pt[idx]] if idx in pt else None
                 if o is None or t is None:
                     present, deleter = (t, "ours") if o is None else (o, "theirs")
                     if present is None or self.bare(present) == self.bare(b):
@@ -669,7 +673,7 @@ class Merger:
                 else:
                     merged.append(self.merge_value(b, o, t, parent, field, scope))
             else:
-                x = (ol if kind == "ours" else tl)[idx]
+                x = b
                 k = key(x)
                 ident = ("key", k) if k is not None else ("text", self.bare(x))
                 if ident in added:
