@@ -62,3 +62,18 @@ def test_bracketed_import_keeps_ours_layout_whole() -> None:
     assert merge3(base, ours, theirs).text == "from x import (\n    a,\n    b,\n    c,\n    d,\n)\n"
     # And the other way round: ours reflowed to one line, so theirs' name joins that line.
     assert merge3(base, theirs.replace("d", "c"), ours.replace("c", "d")).text == "from x import a, b, c, d\n"
+
+
+def test_an_engine_bug_degrades_to_a_flagged_line_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a git driver, a traceback would read as 'conflicts' with no markers at all."""
+    from plait.merge import engine
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(engine.StatementMatcher, "match", broken)
+    result = merge3(BASE, OURS, THEIRS)
+    assert result.strategy == "line-fallback"
+    assert [c.kind for c in result.conflicts][0] == "internal"
+    assert "KeyError" in result.conflicts[0].reason
+    assert "<<<<<<< ours" in result.text  # git's own merge of the overlapping lines

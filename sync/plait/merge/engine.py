@@ -128,6 +128,13 @@ def _structured(
         changes, _ = summarize(inv_b, inv_o, inv_t, None)
         budget_conflict = Conflict("<module>", "budget", f"the structured merge ran past its {budget:g}s budget; this is a line merge")
         return MergeResult(lm.text, [budget_conflict, *_line_conflicts(lm)], changes, "line-fallback", [budget_conflict.reason])
+    except (RecursionError, cst.CSTValidationError, cst.CSTLogicError, ValueError, TypeError, KeyError, AttributeError, AssertionError) as exc:
+        # A bug in plait must not cost the user their merge: as a git driver
+        # a traceback would read as "conflicts" with no markers at all.  The
+        # line merge is shown instead, flagged as a conflict naming the bug.
+        changes, _ = summarize(inv_b, inv_o, inv_t, None)
+        bug = Conflict("<module>", "internal", f"the structured merge failed ({type(exc).__name__}: {exc}); this is a line merge, please report it")
+        return MergeResult(lm.text, [bug, *_line_conflicts(lm)], changes, "line-fallback", [bug.reason])
 
     if conflicts:
         changes, _ = summarize(inv_b, inv_o, inv_t, None)
