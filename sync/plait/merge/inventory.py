@@ -16,6 +16,7 @@ import ast
 from collections import Counter
 from dataclasses import dataclass
 
+from .merge import lis_members
 from .result import Change, Conflict
 
 MODULE = "<module>"
@@ -36,6 +37,8 @@ class Inventory:
         self.items: set[Item] = set()
         self.fingerprints: dict[Item, str] = {}
         self.def_counts: Counter[str] = Counter()
+        # Definitions in source order, for reporting reorders.
+        self.def_order: list[str] = []
         self._by_detail: dict[tuple[str, str], set[str]] | None = None
 
     def paths_for(self, kind: str, detail: str) -> set[str]:
@@ -112,6 +115,7 @@ class _Collector(ast.NodeVisitor):
         item = Item(kind, qual, "")
         self.inv.items.add(item)
         self.inv.def_counts[qual] += 1
+        self.inv.def_order.append(qual)
         # A definition's fingerprint leaves out nested definitions so that a
         # changed method reports as that method, not also as its class.
         self.inv.fingerprints[item] = self.own_text(node)
@@ -279,12 +283,29 @@ def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
             changes.append(Change(label, "changed", it.path, it.detail))  # type: ignore[arg-type]
+    changes.extend(_reorders(base, side, label))
     if took_over:
         for i, c in enumerate(changes):
             if c.kind == "added" and not c.detail and c.path in took_over:
                 notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
                 changes[i] = Change(c.side, c.kind, c.path, c.detail, f"took over {notes}")
     return changes
+
+
+def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
+    """Definitions a side moved up or down among their siblings."""
+    parent = lambda q: q.rpartition(".")[0]  # noqa: E731
+    common = set(base.def_order) & set(side.def_order)
+    out: list[Change] = []
+    for scope in sorted({parent(q) for q in common}):
+        before = [q for q in base.def_order if q in common and parent(q) == scope]
+        rank = {q: i for i, q in enumerate(before)}
+        after = [q for q in side.def_order if q in common and parent(q) == scope]
+        stayed = lis_members([rank[q] for q in after])
+        for q in after:
+            if rank[q] not in stayed:
+                out.append(Change(label, "moved", q, "", f"reordered within {scope or MODULE}"))  # type: ignore[arg-type]
+    return out
 
 
 def _is_under(path: str, container: str) -> bool:
@@ -314,7 +335,7 @@ def summarize(
     if result is None:
         return merged, lost
     kinds = {(it.path, it.detail): it.kind for inv in (ours, theirs) for it in inv.items if it.detail}
-    def_moves = {c.note.removeprefix("from "): c.path for c in merged if c.kind == "moved" and not c.detail}
+    def_moves = {c.note.removeprefix("from "): c.path for c in merged if c.kind == "moved" and not c.detail and c.note.startswith("from ")}
     final: list[Change] = []
     for c in merged:
         if c.kind in ("added", "moved") and c.detail:
