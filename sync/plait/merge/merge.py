@@ -79,6 +79,9 @@ class PendingConflict:
     path: str
     kind: str
     reason: str
+    # For a conflict confined to a def/class header: ours', base's and
+    # theirs' definitions with their bodies cut to `pass` (see render).
+    headers: tuple[Any, Any, Any] | None = None
 
 
 def describe(node: Any, texts: Texts) -> str | None:
@@ -515,6 +518,8 @@ class Merger:
             if isinstance(b, (cst.ExceptHandler, cst.ExceptStarHandler)):
                 node = self.merge_fields(b, o, t, scope, skip=("type",))
                 return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
+            if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
+                return self.merge_definition(b, o, t, scope)
             if isinstance(b, (cst.Assign, cst.AnnAssign)) and not scope.in_function and b.value is not None:
                 # Module and class constants are data: their list entries commute.
                 self.data_ids.add(id(b.value))
@@ -539,6 +544,33 @@ class Merger:
             if merged is not ov:
                 changes[name] = merged
         return o.with_changes(**changes) if changes else o
+
+    # -- definitions ---------------------------------------------------------------
+    def merge_definition(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        """A def or class: header and body merge apart.
+
+        When only the header (decorators, signature, bases) conflicts, the
+        markers go around the header lines and the body still merges, so a
+        maintainer resolves one line instead of re-merging a whole method.
+        """
+        inner = scope.enter(b)
+        body = self.merge_value(b.body, o.body, t.body, b, "body", inner)
+        try:
+            return self.merge_fields(b, o, t, inner, skip=("body",)).with_changes(body=body)
+        except MergeConflict as exc:
+            if not isinstance(body, cst.IndentedBlock):
+                raise
+            what = exc.what or describe(b, self.texts) or "the definition"
+            n = len(self.pending)
+            headers = tuple(x.with_changes(leading_lines=(), body=_PASS_BLOCK) for x in (o, b, t))
+            reason = f"both sides changed the header of {b.name.value} ({what})" if exc.kind == "modify/modify" else exc.reason(what)
+            self.pending.append(PendingConflict(n, Scope((*scope.names, b.name.value)).path, exc.kind, reason, headers))  # type: ignore[arg-type]
+            # The colon line of ours' header carries the sentinel, so render
+            # can find where the header ends in the printed module.
+            mark = cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {sentinel_name(self.tag, n, 'header')}"), newline=body.header.newline
+            )
+            return o.with_changes(body=body.with_changes(header=mark))
 
     # -- if/elif chains ------------------------------------------------------------
     def _own_text(self, branch: Any) -> str:
