@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 from plait.errors import UnparsableSource

@@ -25,7 +25,7 @@ from typing import Any
 import libcst as cst
 
 from .match import Deadline, SideMatch, branch_pairs, match_sequence
-from .tree import Texts, branch_key, dotted, handler_key, if_chain, statement_key
+from .tree import Texts, branch_key, dotted, handler_key, statement_key
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.

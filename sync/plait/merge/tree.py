@@ -23,7 +23,6 @@ _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == 
 
 # Nodes whose printed form depends on indentation; they are captured during
 # one full print of their module instead of being re-printed one by one.
-_INDENTED = (cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
 # The hooks run for every node printed; an exact-type set lookup is several
 # times cheaper than isinstance against libcst's abstract bases.
 _INDENTED_TYPES = frozenset(
