@@ -16,10 +16,6 @@ def err_console() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
 
-def out_console() -> Console:
-    return Console(soft_wrap=True)
-
-
 def summary_table(result: MergeResult) -> Table:
     """What a merge applied from theirs, kept from ours, and could not decide."""
     verdict = "clean" if result.clean else f"{len(result.conflicts)} conflict(s)"

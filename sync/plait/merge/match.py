@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from .tree import Texts, block_body, child_bodies, handler_key, if_chain, kind_of, statement_key, branch_key
+from .tree import Texts, block_body, branch_key, case_key, child_bodies, handler_key, if_chain, kind_of, statement_key
 
 N = TypeVar("N", bound=cst.CSTNode)
 
@@ -170,7 +170,7 @@ def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Se
             if bb is not None and xb is not None:
                 out.append((bb, xb))
     if isinstance(b, cst.Match):
-        pairs = match_sequence(b.cases, x.cases, texts, lambda c: texts.of(c.pattern))
+        pairs = match_sequence(b.cases, x.cases, texts, lambda c: case_key(c, texts))
         for i, j in pairs.items():
             bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
             if bb is not None and xb is not None:
@@ -212,12 +212,10 @@ class SideMatch:
     moved: set[int] = field(default_factory=set)
     # ids of side statements that hold a move destination somewhere inside.
     holds_move: set[int] = field(default_factory=set)
-    _keep: list = field(default_factory=list)
 
     def pair(self, b: cst.CSTNode, x: cst.CSTNode) -> None:
         self.fwd[id(b)] = x
         self.back[id(x)] = b
-        self._keep.append((b, x))
 
     def partner(self, b: cst.CSTNode) -> cst.CSTNode | None:
         return self.fwd.get(id(b))

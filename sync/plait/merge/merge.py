@@ -25,7 +25,7 @@ from typing import Any
 import libcst as cst
 
 from .match import Deadline, SideMatch, branch_pairs, match_sequence
-from .tree import Texts, branch_key, dotted, handler_key, statement_key
+from .tree import Texts, branch_key, case_key, dotted, handler_key, statement_key
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -266,7 +266,6 @@ class Merger:
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
         self.data_ids: set[int] = set()
-        self._keep: list[Any] = []
 
     # -- entry ---------------------------------------------------------------------
     def merge_module(self, b: cst.Module, o: cst.Module, t: cst.Module) -> cst.Module:
@@ -446,7 +445,6 @@ class Merger:
     def conflict(self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]) -> list[Any]:
         n = len(self.pending)
         self.pending.append(PendingConflict(n, path, kind, reason))
-        self._keep.extend((ours, base, theirs))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
         mark = lambda part: sentinel_statement(self.tag, n, part)  # noqa: E731
         first = mark("ours").with_changes(leading_lines=hoisted)
@@ -648,7 +646,6 @@ class Merger:
         if template is None:
             raise MergeConflict("modify/modify", "the except clause")
         bx, ox, tx = as_tuple(bt), as_tuple(ot), as_tuple(tt)
-        self._keep.extend((bx, ox, tx))
         elements = self.merge_elements(bx.elements, ox.elements, tx.elements, bx, "elements", scope, commutative=True)
         if len(elements) == 1 and not isinstance(ot, cst.Tuple):
             return elements[0].value
@@ -679,7 +676,7 @@ class Merger:
         if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
             return (lambda h: handler_key(h, t)), True
         if isinstance(parent, cst.Match) and field == "cases":
-            return (lambda c: t.of(c.pattern)), True
+            return (lambda c: case_key(c, t)), True
         return (lambda _n: None), True
 
     def merge_elements(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], parent: Any, field: str, scope: Scope, commutative: bool = False) -> list[Any]:

@@ -221,11 +221,3 @@ def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, s
             body = block_body(case.body)
             if body is not None:
                 yield ("case", case_key(case, texts)), body
-
-
-def walk_statements(stmts: Sequence[cst.CSTNode], texts: Texts) -> Iterator[cst.CSTNode]:
-    """Every statement at every depth, outermost first."""
-    for s in stmts:
-        yield s
-        for _slot, body in child_bodies(s, texts):
-            yield from walk_statements(body, texts)
