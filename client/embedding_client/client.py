@@ -215,7 +215,15 @@ class EmbeddingClient:
         if not self._url:
             return None, EmbedOutcome(False, False, f"mode={self.mode} has no endpoint URL configured")
         try:
-            vectors = await self._request(texts)
+            # One branch per wire format.  Lineages add their own transports
+            # here (the sibling's `uds`), so the dispatch stays a flat chain
+            # that a structured merge can extend branch by branch.
+            if self.mode == "http":
+                vectors = await self._request({"texts": texts}, len(texts))
+            elif self.mode == "api":
+                vectors = await self._request({"model": self.model, "input": texts}, len(texts))
+            else:  # pragma: no cover - unsupported modes were answered on entry
+                return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
         except _NoEmbeddings as empty:
             error = self._redactor.no_embeddings()
             _log.warning("%s", error)
@@ -235,13 +243,8 @@ class EmbeddingClient:
             self.cache.put(texts[0], vectors[0].copy())  # type: ignore[union-attr]
         return vectors, _SUCCESS
 
-    async def _request(self, texts: list[str]) -> Vectors:
-        """POST *texts* and return validated vectors, raising on any failure."""
-        payload: dict[str, Any]
-        if self.mode == "api":
-            payload = {"model": self.model, "input": texts}
-        else:
-            payload = {"texts": texts}
+    async def _request(self, payload: dict[str, Any], count: int) -> Vectors:
+        """POST *payload* and return *count* validated vectors, raising on any failure."""
         request = httpx.Request(
             "POST",
             self._url,
@@ -256,7 +259,7 @@ class EmbeddingClient:
             body = await read_body(response, self.max_response_bytes)
         finally:
             await response.aclose()
-        return self._vectors(parse_object(body), len(texts))
+        return self._vectors(parse_object(body), count)
 
     async def _status_error(
         self, request: httpx.Request, response: httpx.Response
