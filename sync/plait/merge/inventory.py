@@ -16,8 +16,9 @@ import ast
 from collections import Counter
 from dataclasses import dataclass
 
-from .merge import lis_members
-from .result import Change, Conflict
+from .order import lis_members
+from .conflicts import Conflict
+from .result import Change, Side
 
 MODULE = "<module>"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -39,7 +40,20 @@ class Inventory:
         self.def_counts: Counter[str] = Counter()
         # Definitions in source order, for reporting reorders.
         self.def_order: list[str] = []
+        # Every statement by its syntax alone (`ast.dump`: blind to quotes,
+        # comments and wrapping), wherever it stands: a block moved into a
+        # new helper is still there, and a cosmetic edit is no edit.
+        self.statements: Counter[str] = Counter()
+        self.statement_sites: dict[str, tuple[str, int, str]] = {}
+        # What a statement is about regardless of its details (the target of
+        # an assignment, the callee of a call), to recognise edited versions.
+        self.statement_anchors: dict[str, str] = {}
+        # Names bound per scope (module and class bodies, definitions
+        # anywhere): a merge must not bind a name twice where no side did.
+        self.bindings: Counter[tuple[str, str]] = Counter()
+        self.binding_lines: dict[tuple[str, str], list[int]] = {}
         self._by_detail: dict[tuple[str, str], set[str]] | None = None
+        self.source_lines: list[str] = []
 
     def paths_for(self, kind: str, detail: str) -> set[str]:
         """Where an element with this name stands, wherever it was moved to."""
@@ -52,8 +66,115 @@ class Inventory:
 
 def take_inventory(tree: ast.Module, source: str) -> Inventory:
     inv = Inventory()
+    inv.source_lines = source.splitlines()
     _Collector(inv, source).collect(tree)
+    _collect_statements(tree, inv)
     return inv
+
+
+_COMPOUND_HEADERS: dict[type[ast.stmt], tuple[str, ...]] = {
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.With: ("items",),
+    ast.AsyncWith: ("items",),
+    ast.Try: (),
+    ast.TryStar: (),
+    ast.Match: ("subject",),
+}
+
+
+def _header_key(stmt: ast.stmt, fields: tuple[str, ...]) -> str:
+    parts = []
+    for name in fields:
+        value = getattr(stmt, name)
+        parts.append(",".join(ast.dump(v) for v in value) if isinstance(value, list) else ast.dump(value))
+    return f"{type(stmt).__name__}({';'.join(parts)})"
+
+
+def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
+    """Statements and bindings, walked iteratively (bodies only, never expressions)."""
+    # (body, path, binds_everything): module and class bodies bind every
+    # name they assign; a function body's locals may be rebound freely, so
+    # only the definitions in it count.
+    stack: list[tuple[list[ast.stmt], str, bool]] = [(tree.body, MODULE, True)]
+    while stack:
+        body, path, binds_all = stack.pop()
+        for stmt in body:
+            _bind(stmt, path, binds_all, inv)
+            if isinstance(stmt, _DEFS):
+                inner = stmt.name if path == MODULE else f"{path}.{stmt.name}"
+                stack.append((stmt.body, inner, isinstance(stmt, ast.ClassDef)))
+                continue
+            fields = _COMPOUND_HEADERS.get(type(stmt))
+            if fields is None:
+                key = ast.dump(stmt)
+            else:
+                key = _header_key(stmt, fields)
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(stmt, name, None)
+                    if block:
+                        stack.append((block, path, binds_all))
+                for handler in getattr(stmt, "handlers", ()):
+                    caught = ast.dump(handler.type) if handler.type else ""
+                    _count(inv, f"except({caught};{handler.name})", path, handler.lineno, "except")
+                    stack.append((handler.body, path, binds_all))
+                for case in getattr(stmt, "cases", ()):
+                    guard = ast.dump(case.guard) if case.guard else ""
+                    _count(inv, f"case({ast.dump(case.pattern)};{guard})", path, case.pattern.lineno, "case")
+                    stack.append((case.body, path, binds_all))
+            _count(inv, key, path, stmt.lineno, _anchor(stmt))
+
+
+def _count(inv: Inventory, key: str, path: str, line: int, anchor: str) -> None:
+    inv.statements[key] += 1
+    if key not in inv.statement_sites:
+        text = inv.source_lines[line - 1].strip() if line <= len(inv.source_lines) else ""
+        inv.statement_sites[key] = (path, line, text if len(text) <= 60 else text[:57] + "...")
+        inv.statement_anchors[key] = anchor
+
+
+def _anchor(stmt: ast.stmt) -> str:
+    """What a statement is about, for pairing two edited versions of it."""
+    kind = type(stmt).__name__
+    if isinstance(stmt, ast.Assign):
+        return kind + ":" + ",".join(ast.dump(t) for t in stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return kind + ":" + ast.dump(stmt.target)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return kind + ":" + ast.dump(stmt.value.func)
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return "import"
+    return kind
+
+
+def _bind(stmt: ast.stmt, path: str, binds_all: bool, inv: Inventory) -> None:
+    names: list[str] = []
+    if isinstance(stmt, _DEFS):
+        names.append(stmt.name)
+    elif isinstance(stmt, ast.Import):
+        names += [a.asname or a.name.partition(".")[0] for a in stmt.names]
+    elif isinstance(stmt, ast.ImportFrom):
+        names += [a.asname or a.name for a in stmt.names if a.name != "*"]
+    elif binds_all and isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            names += _target_names(target)
+    elif binds_all and isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        names += _target_names(stmt.target)
+    for name in names:
+        inv.bindings[(path, name)] += 1
+        inv.binding_lines.setdefault((path, name), []).append(stmt.lineno)
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
 
 
 class _Collector(ast.NodeVisitor):
@@ -229,14 +350,15 @@ class _Collector(ast.NodeVisitor):
 
 # -- comparing inventories ------------------------------------------------------------
 
-def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
+def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[Change], list[Item]]:
     """What one side did to base, as a maintainer would say it.
 
     Elements inside a definition the side added or removed are part of that
     one change; an element removed in one place and added in another is one
     move; elements that moved into a definition the side added are counted in
     that definition's note (upstream's `embed_with_outcome` "took over" the
-    dispatch from `embed`).
+    dispatch from `embed`).  Those folded elements are returned too: the
+    note is no proof that they arrived, so the ledger checks each one.
     """
     added = side.items - base.items
     removed = base.items - side.items
@@ -263,6 +385,7 @@ def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
     moved_sources = set(moved_from.values()) | set(moved_def_from.values())
 
     took_over: dict[str, dict[str, int]] = {}
+    folded: list[Item] = []
     changes: list[Change] = []
     for it in sorted(added):
         if it in moved_def_from:
@@ -273,6 +396,7 @@ def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
             if home is not None:
                 took_over.setdefault(home, {}).setdefault(src, 0)
                 took_over[home][src] += 1
+                folded.append(it)
             else:
                 changes.append(Change(label, "moved", it.path, it.detail, f"from {src}"))  # type: ignore[arg-type]
         elif is_def(it) or not under(it.path, added_defs):
@@ -289,7 +413,7 @@ def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
             if c.kind == "added" and not c.detail and c.path in took_over:
                 notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
                 changes[i] = Change(c.side, c.kind, c.path, c.detail, f"took over {notes}")
-    return changes
+    return changes, folded
 
 
 def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
@@ -321,8 +445,8 @@ def summarize(
     path is reported as having moved with its enclosing block, which is how a
     lineage's branch follows upstream's dispatch into a new method.
     """
-    o = _side_changes(base, ours, "ours")
-    t = _side_changes(base, theirs, "theirs")
+    o, o_folded = _side_changes(base, ours, "ours")
+    t, t_folded = _side_changes(base, theirs, "theirs")
     key = lambda c: (c.kind, c.path, c.detail)  # noqa: E731
     t_keys = {key(c) for c in t}
     o_keys = {key(c) for c in o}
@@ -334,30 +458,105 @@ def summarize(
     lost: list[Conflict] = []
     if result is None:
         return merged, lost
-    kinds = {(it.path, it.detail): it.kind for inv in (ours, theirs) for it in inv.items if it.detail}
-    def_moves = {c.note.removeprefix("from "): c.path for c in merged if c.kind == "moved" and not c.detail and c.note.startswith("from ")}
+    def_moves = {
+        c.note.removeprefix("from "): c.path
+        for c in merged
+        if c.kind == "moved" and not c.detail and c.note.startswith("from ")
+    }
     final: list[Change] = []
     for c in merged:
         if c.kind in ("added", "moved") and c.detail:
-            item = Item(kinds.get((c.path, c.detail), ""), c.path, c.detail)
-            if item not in result.items:
-                elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
-                home = next((p for p in elsewhere if _plausible_home(c.path, p, def_moves)), None)
-                if home is not None:
-                    c = Change(c.side, c.kind, c.path, c.detail, f"moved with the enclosing block into {home}")
-                elif elsewhere:
-                    lost.append(Conflict(c.path, "misplaced", f"{c.side} added {c.detail} here but the merge put it in {elsewhere[0]}"))
-                elif not _container_removed(c.path, result):
-                    lost.append(Conflict(c.path, "lost", f"{c.side} added {c.detail} but the merge result lacks it"))
-        elif c.kind in ("added", "moved") and Item("def", c.path, "") not in result.items and Item("class", c.path, "") not in result.items:
+            kind = next((it.kind for inv in (ours, theirs) for it in inv.items if (it.path, it.detail) == (c.path, c.detail)), "")
+            problem, note = _check_arrived(Item(kind, c.path, c.detail), c.side, base, result, def_moves)
+            if problem is not None:
+                lost.append(problem)
+            elif note:
+                c = Change(c.side, c.kind, c.path, c.detail, note)
+        elif c.kind in ("added", "moved") and not _defined(c.path, result):
             lost.append(Conflict(c.path, "lost", f"{c.side} added {c.path} but the merge result lacks it"))
         final.append(c)
-    # The same name defined twice where neither side had that is two bodies
-    # silently stacked, which a line merge happily produces.
-    for qual, n in result.def_counts.items():
-        if n > max(ours.def_counts.get(qual, 0), theirs.def_counts.get(qual, 0)):
-            lost.append(Conflict(qual, "add/add", f"{qual} is defined {n} times in the result"))
+    for side, folded in (("ours", o_folded), ("theirs", t_folded)):
+        for item in folded:
+            problem, _ = _check_arrived(item, side, base, result, def_moves)
+            if problem is not None:
+                lost.append(problem)
+    lost.extend(_lost_statements(base, ours, theirs, result))
+    lost.extend(_duplicate_bindings(ours, theirs, result))
     return final, lost
+
+
+def _check_arrived(
+    item: Item, side: str, base: Inventory, result: Inventory, def_moves: dict[str, str]
+) -> tuple[Conflict | None, str]:
+    """Whether an element a side added is in the result: (a conflict if not, a note if it moved)."""
+    if item in result.items:
+        return None, ""
+    elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
+    home = next((p for p in elsewhere if _plausible_home(item.path, p, def_moves)), None)
+    if home is not None:
+        return None, f"moved with the enclosing block into {home}"
+    if elsewhere:
+        return Conflict(item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"), ""
+    if _container_removed(item.path, result):
+        return None, ""
+    return Conflict(item.path, "lost", f"{side} added {item.detail} but the merge result lacks it"), ""
+
+
+def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result: Inventory) -> list[Conflict]:
+    """Statements the result has fewer of than a 3-way merge of the counts says.
+
+    Counted by syntax alone and wherever they stand: a statement both sides
+    kept is kept, even when one side moved it into a new helper; one side's
+    deletion wins over the other side leaving it be, or only re-formatting it.
+    Where both sides changed a count differently there is no answer, and no
+    check.  A statement both sides edited comes out as a third version that
+    no input has; a missing version is excused by such a newcomer of the
+    same kind (an assignment to the same target, a call of the same callee).
+    """
+    short: dict[str, Inventory] = {}
+    newcomers: set[str] = set()
+    for stmt in set(base.statements) | set(ours.statements) | set(theirs.statements) | set(result.statements):
+        b, o, t = base.statements[stmt], ours.statements[stmt], theirs.statements[stmt]
+        r = result.statements[stmt]
+        if r > max(b, o, t):
+            newcomers.add(result.statement_anchors[stmt])
+        # The side whose count the merge must follow; its copy is the one to name.
+        if o == b:
+            want, decider = t, theirs
+        elif t == b or o == t:
+            want, decider = o, ours
+        else:
+            continue
+        if r < want:
+            short[stmt] = decider
+    out: list[Conflict] = []
+    for stmt, decider in sorted(short.items()):
+        if decider.statement_anchors[stmt] in newcomers:
+            continue
+        label = "ours" if decider is ours else "theirs"
+        path, line, text = decider.statement_sites[stmt]
+        out.append(Conflict(path, "lost", f"{label} has `{text}` (its line {line}) but the merge result lacks it"))
+    return out
+
+
+def _duplicate_bindings(ours: Inventory, theirs: Inventory, result: Inventory) -> list[Conflict]:
+    """Names the result binds more often in one scope than either side does.
+
+    Two sides adding `LIMIT` in different places, or one def stacked on
+    another, merge cleanly line by line and silently keep only the last.
+    """
+    out: list[Conflict] = []
+    for (scope, name), n in sorted(result.bindings.items()):
+        if n > max(ours.bindings[(scope, name)], theirs.bindings[(scope, name)]):
+            lines = ", ".join(str(x) for x in result.binding_lines[(scope, name)])
+            where = "at module level" if scope == MODULE else f"in {scope}"
+            qualname = name if scope == MODULE else f"{scope}.{name}"
+            out.append(Conflict(qualname, "add/add", f"{name} is bound {n} times {where} (lines {lines}), more than on either side"))
+    return out
+
+
+def _defined(path: str, inv: Inventory) -> bool:
+    return Item("def", path, "") in inv.items or Item("class", path, "") in inv.items
 
 
 def _plausible_home(src: str, dest: str, def_moves: dict[str, str]) -> bool:
@@ -374,9 +573,7 @@ def _plausible_home(src: str, dest: str, def_moves: dict[str, str]) -> bool:
 
 def _container_removed(path: str, result: Inventory) -> bool:
     """An element is not lost when the definition holding it is gone on purpose."""
-    if path == MODULE:
-        return False
-    return Item("def", path, "") not in result.items and Item("class", path, "") not in result.items
+    return path != MODULE and not _defined(path, result)
 
 
 def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list[str]:

@@ -11,14 +11,26 @@ its new home.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 
-from .tree import Texts, block_body, branch_key, case_key, child_bodies, handler_key, if_chain, kind_of, statement_key
+from .tree import (
+    Texts,
+    block_body,
+    branch_key,
+    case_key,
+    child_bodies,
+    dotted,
+    handler_key,
+    if_chain,
+    kind_of,
+    nested_bodies,
+    statement_key,
+)
 
 N = TypeVar("N", bound=cst.CSTNode)
 
@@ -139,6 +151,45 @@ def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[i
             taken.add(best)
 
 
+ElementKey = Callable[[Any], Hashable | None]
+
+
+def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]) -> tuple[ElementKey, bool]:
+    """How the elements of a sequence field pair: a key function, and whether leftovers may pair by similarity.
+
+    Keyed fields are commutative collections: an element is its key, and a
+    different key is a different element.  `commutative` holds the ids of
+    list and tuple literals that are data (``__all__``); every other list,
+    tuple and positional argument list is ordered and pairs like statements.
+    """
+    t = texts
+    if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
+        return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
+    if isinstance(parent, cst.Dict) and field == "elements":
+        return (lambda e: t.of(e.key) if isinstance(e, cst.DictElement) else "**" + t.of(e.value)), False
+    if isinstance(parent, cst.Set) and field == "elements":
+        return (lambda e: t.of(e.value)), False
+    if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in commutative:
+        return (lambda e: t.of(e.value)), False
+    if isinstance(parent, cst.Call) and field == "args":
+        return (
+            lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)
+        ), True
+    if isinstance(parent, cst.ClassDef) and field == "bases":
+        return (lambda a: t.of(a.value)), False
+    if isinstance(parent, cst.ClassDef) and field == "keywords":
+        return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
+        return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
+    if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
+        return (lambda p: p.name.value), False
+    if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
+        return (lambda h: handler_key(h, t)), True
+    if isinstance(parent, cst.Match) and field == "cases":
+        return (lambda c: case_key(c, t)), True
+    return (lambda _n: None), True
+
+
 def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
     bc, xc = if_chain(b), if_chain(x)
     return bc, xc, match_sequence(bc, xc, texts, lambda n: branch_key(n, texts))
@@ -254,9 +305,23 @@ class StatementMatcher:
 
     def _descend(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
         if self.texts.of(b) == self.texts.of(x):
+            # Identical subtrees still pair statement by statement: the other
+            # side may move a block out of this one (extract a helper, wrap a
+            # statement), and a statement without a partner here would read
+            # as "this side deleted it".
+            self._pair_identical(b, x, m)
             return
         for bb, xb in paired_bodies(b, x, self.texts):
             self._match_bodies(bb, xb, m)
+
+    def _pair_identical(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
+        stack = [(b, x)]
+        while stack:
+            bs, xs = stack.pop()
+            for bbody, xbody in zip(nested_bodies(bs), nested_bodies(xs), strict=True):
+                for bi, xi in zip(bbody, xbody, strict=True):
+                    m.pair(bi, xi)
+                    stack.append((bi, xi))
 
     # -- moves -------------------------------------------------------------------
     def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
