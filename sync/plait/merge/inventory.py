@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .order import lis_members
 from .conflicts import Conflict
@@ -26,9 +26,21 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 @dataclass(frozen=True, order=True)
 class Item:
+    """One element of a module: what it is, where, and which one.
+
+    `key` is the element's identity, spelled from its syntax so that
+    re-quoting or re-wrapping it is no change; `detail` is the author's own
+    spelling, which reads better in reports.
+    """
+
     kind: str  # def, class, param, decorator, base, import, except, branch, kwarg, entry, statements
     path: str  # qualname of the def itself (def/class) or of the enclosing def
-    detail: str  # human name of the element, empty for def/class
+    key: str
+    detail: str = field(default="", compare=False)  # human name of the element, empty for def/class
+
+    @property
+    def is_def(self) -> bool:
+        return self.kind in ("def", "class")
 
 
 class Inventory:
@@ -52,16 +64,16 @@ class Inventory:
         # anywhere): a merge must not bind a name twice where no side did.
         self.bindings: Counter[tuple[str, str]] = Counter()
         self.binding_lines: dict[tuple[str, str], list[int]] = {}
-        self._by_detail: dict[tuple[str, str], set[str]] | None = None
+        self._by_key: dict[tuple[str, str], set[str]] | None = None
         self.source_lines: list[str] = []
 
-    def paths_for(self, kind: str, detail: str) -> set[str]:
-        """Where an element with this name stands, wherever it was moved to."""
-        if self._by_detail is None:
-            self._by_detail = {}
+    def paths_for(self, kind: str, key: str) -> set[str]:
+        """Where an element with this identity stands, wherever it was moved to."""
+        if self._by_key is None:
+            self._by_key = {}
             for it in self.items:
-                self._by_detail.setdefault((it.kind, it.detail), set()).add(it.path)
-        return self._by_detail.get((kind, detail), set())
+                self._by_key.setdefault((it.kind, it.key), set()).add(it.path)
+        return self._by_key.get((kind, key), set())
 
 
 def take_inventory(tree: ast.Module, source: str) -> Inventory:
@@ -217,14 +229,14 @@ class _Collector(ast.NodeVisitor):
         end = node.end_lineno or node.lineno
         return b"".join(self.lines[i] for i in range(first, end) if i not in skip).decode("utf-8")
 
-    def add(self, kind: str, detail: str, path: str | None = None) -> None:
-        self.inv.items.add(Item(kind, self.path if path is None else path, detail))
+    def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None) -> None:
+        self.inv.items.add(Item(kind, self.path if path is None else path, detail if key is None else key, detail))
 
     def collect(self, tree: ast.Module) -> None:
         # Imports are reported name by name, so they stay out of this fingerprint.
         own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
         if own:
-            item = Item("statements", MODULE, "module-level statements")
+            item = Item("statements", MODULE, "module-level statements", "module-level statements")
             self.inv.items.add(item)
             self.inv.fingerprints[item] = "".join(self.src(s) for s in own)
         self.visit(tree)
@@ -242,10 +254,10 @@ class _Collector(ast.NodeVisitor):
         self.inv.fingerprints[item] = self.own_text(node)
         for dec in node.decorator_list:
             callee = dec.func if isinstance(dec, ast.Call) else dec
-            self.add("decorator", f"decorator @{self.src(callee)}", qual)
+            self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{ast.dump(callee)}")
         if isinstance(node, ast.ClassDef):
             for base in node.bases:
-                self.add("base", f"base {self.src(base)}", qual)
+                self.add("base", f"base {self.src(base)}", qual, f"base {ast.dump(base)}")
             for kw in node.keywords:
                 self.add("base", f"base {kw.arg or '**'}=", qual)
         else:
@@ -281,17 +293,19 @@ class _Collector(ast.NodeVisitor):
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
-                self.add("except", f"except type {self.src(t)}")
+                self.add("except", f"except type {self.src(t)}", key=f"except type {ast.dump(t)}")
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
-        self.add("branch", f"branch {self.src(node.test)}")
+        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {ast.dump(node.test)}")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        callee = self.src(node.func)
-        for kw in node.keywords:
-            self.add("kwarg", f"keyword argument {kw.arg or '**'} in {callee}(...)")
+        if node.keywords:
+            callee, callee_key = self.src(node.func), ast.dump(node.func)
+            for kw in node.keywords:
+                name = kw.arg or "**"
+                self.add("kwarg", f"keyword argument {name} in {callee}(...)", key=f"kwarg {name} in {callee_key}")
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
@@ -317,7 +331,10 @@ class _Collector(ast.NodeVisitor):
     def visit_Dict(self, node: ast.Dict) -> None:
         where = self._where()
         for key in node.keys:
-            self.add("entry", f"dict key {self.src(key) if key is not None else '**'}{where}")
+            if key is None:
+                self.add("entry", f"dict key **{where}")
+            else:
+                self.add("entry", f"dict key {self.src(key)}{where}", key=f"dict key {ast.dump(key)}{where}")
         self.container.append("")
         for v in node.values:
             self.visit(v)
@@ -332,7 +349,7 @@ class _Collector(ast.NodeVisitor):
         if always or (self.container and self.container[-1]):
             where = self._where()
             for elt in node.elts:
-                self.add("entry", f"entry {self.src(elt)}{where}")
+                self.add("entry", f"entry {self.src(elt)}{where}", key=f"entry {ast.dump(elt)}{where}")
         self.container.append("")
         for elt in node.elts:
             self.visit(elt)
@@ -350,7 +367,21 @@ class _Collector(ast.NodeVisitor):
 
 # -- comparing inventories ------------------------------------------------------------
 
-def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[Change], list[Item]]:
+@dataclass(frozen=True)
+class _Reported:
+    """A change one side made, with the element it is about (None for reorders)."""
+
+    change: Change
+    item: Item | None
+
+    @property
+    def ident(self) -> tuple[str, ...]:
+        if self.item is None:
+            return (self.change.kind, self.change.path, self.change.detail)
+        return (self.change.kind, self.item.kind, self.item.path, self.item.key)
+
+
+def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_Reported], list[Item]]:
     """What one side did to base, as a maintainer would say it.
 
     Elements inside a definition the side added or removed are part of that
@@ -362,34 +393,32 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[C
     """
     added = side.items - base.items
     removed = base.items - side.items
-    is_def = lambda it: it.kind in ("def", "class")  # noqa: E731
-    added_defs = {it.path for it in added if is_def(it)}
-    removed_defs = {it.path for it in removed if is_def(it)}
-    under = lambda path, defs: any(_is_under(path, d) for d in defs)  # noqa: E731
+    added_defs = {it.path for it in added if it.is_def}
+    removed_defs = {it.path for it in removed if it.is_def}
 
     moved_def_from: dict[Item, Item] = {}
-    for gone in sorted(it for it in removed if is_def(it)):
+    for gone in sorted(it for it in removed if it.is_def):
         name = gone.path.rsplit(".", 1)[-1]
         for new in sorted(added):
-            if new.kind == gone.kind and is_def(new) and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
+            if new.kind == gone.kind and new.is_def and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
                 moved_def_from[new] = gone
                 break
-    removed_by_detail: dict[tuple[str, str], list[Item]] = {}
+    removed_by_key: dict[tuple[str, str], list[Item]] = {}
     for it in sorted(removed):
-        if not is_def(it):
-            removed_by_detail.setdefault((it.kind, it.detail), []).append(it)
+        if not it.is_def:
+            removed_by_key.setdefault((it.kind, it.key), []).append(it)
     moved_from: dict[Item, Item] = {}
     for it in sorted(added):
-        if not is_def(it) and removed_by_detail.get((it.kind, it.detail)):
-            moved_from[it] = removed_by_detail[(it.kind, it.detail)].pop(0)
+        if not it.is_def and removed_by_key.get((it.kind, it.key)):
+            moved_from[it] = removed_by_key[(it.kind, it.key)].pop(0)
     moved_sources = set(moved_from.values()) | set(moved_def_from.values())
 
     took_over: dict[str, dict[str, int]] = {}
     folded: list[Item] = []
-    changes: list[Change] = []
+    out: list[_Reported] = []
     for it in sorted(added):
         if it in moved_def_from:
-            changes.append(Change(label, "moved", it.path, it.detail, f"from {moved_def_from[it].path}"))  # type: ignore[arg-type]
+            out.append(_Reported(Change(label, "moved", it.path, it.detail, f"from {moved_def_from[it].path}"), it))
         elif it in moved_from:
             src = moved_from[it].path
             home = next((d for d in sorted(added_defs) if _is_under(it.path, d)), None)
@@ -398,22 +427,26 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[C
                 took_over[home][src] += 1
                 folded.append(it)
             else:
-                changes.append(Change(label, "moved", it.path, it.detail, f"from {src}"))  # type: ignore[arg-type]
-        elif is_def(it) or not under(it.path, added_defs):
-            changes.append(Change(label, "added", it.path, it.detail))  # type: ignore[arg-type]
+                out.append(_Reported(Change(label, "moved", it.path, it.detail, f"from {src}"), it))
+        elif it.is_def or not _under_any(it.path, added_defs):
+            out.append(_Reported(Change(label, "added", it.path, it.detail), it))
     for it in sorted(removed - moved_sources):
-        if is_def(it) or not under(it.path, removed_defs):
-            changes.append(Change(label, "removed", it.path, it.detail))  # type: ignore[arg-type]
+        if it.is_def or not _under_any(it.path, removed_defs):
+            out.append(_Reported(Change(label, "removed", it.path, it.detail), it))
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
-            changes.append(Change(label, "changed", it.path, it.detail))  # type: ignore[arg-type]
-    changes.extend(_reorders(base, side, label))
-    if took_over:
-        for i, c in enumerate(changes):
-            if c.kind == "added" and not c.detail and c.path in took_over:
-                notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
-                changes[i] = Change(c.side, c.kind, c.path, c.detail, f"took over {notes}")
-    return changes, folded
+            out.append(_Reported(Change(label, "changed", it.path, it.detail), it))
+    out.extend(_Reported(c, None) for c in _reorders(base, side, label))
+    for i, r in enumerate(out):
+        c = r.change
+        if c.kind == "added" and not c.detail and c.path in took_over:
+            notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
+            out[i] = _Reported(Change(c.side, c.kind, c.path, c.detail, f"took over {notes}"), r.item)
+    return out, folded
+
+
+def _under_any(path: str, defs: set[str]) -> bool:
+    return any(_is_under(path, d) for d in defs)
 
 
 def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
@@ -447,32 +480,34 @@ def summarize(
     """
     o, o_folded = _side_changes(base, ours, "ours")
     t, t_folded = _side_changes(base, theirs, "theirs")
-    key = lambda c: (c.kind, c.path, c.detail)  # noqa: E731
-    t_keys = {key(c) for c in t}
-    o_keys = {key(c) for c in o}
-    merged: list[Change] = []
-    for c in o:
-        merged.append(Change("both", c.kind, c.path, c.detail, c.note) if key(c) in t_keys else c)
-    merged.extend(c for c in t if key(c) not in o_keys)
+    t_idents = {r.ident for r in t}
+    o_idents = {r.ident for r in o}
+    merged: list[_Reported] = []
+    for r in o:
+        if r.ident in t_idents:
+            c = r.change
+            r = _Reported(Change("both", c.kind, c.path, c.detail, c.note), r.item)
+        merged.append(r)
+    merged.extend(r for r in t if r.ident not in o_idents)
 
     lost: list[Conflict] = []
     if result is None:
-        return merged, lost
+        return [r.change for r in merged], lost
     def_moves = {
-        c.note.removeprefix("from "): c.path
-        for c in merged
-        if c.kind == "moved" and not c.detail and c.note.startswith("from ")
+        r.change.note.removeprefix("from "): r.change.path
+        for r in merged
+        if r.change.kind == "moved" and not r.change.detail and r.change.note.startswith("from ")
     }
     final: list[Change] = []
-    for c in merged:
-        if c.kind in ("added", "moved") and c.detail:
-            kind = next((it.kind for inv in (ours, theirs) for it in inv.items if (it.path, it.detail) == (c.path, c.detail)), "")
-            problem, note = _check_arrived(Item(kind, c.path, c.detail), c.side, base, result, def_moves)
+    for r in merged:
+        c = r.change
+        if c.kind in ("added", "moved") and r.item is not None and not r.item.is_def:
+            problem, note = _check_arrived(r.item, c.side, base, result, def_moves)
             if problem is not None:
                 lost.append(problem)
             elif note:
                 c = Change(c.side, c.kind, c.path, c.detail, note)
-        elif c.kind in ("added", "moved") and not _defined(c.path, result):
+        elif c.kind in ("added", "moved") and r.item is not None and not _defined(c.path, result):
             lost.append(Conflict(c.path, "lost", f"{c.side} added {c.path} but the merge result lacks it"))
         final.append(c)
     for side, folded in (("ours", o_folded), ("theirs", t_folded)):
@@ -491,7 +526,7 @@ def _check_arrived(
     """Whether an element a side added is in the result: (a conflict if not, a note if it moved)."""
     if item in result.items:
         return None, ""
-    elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
+    elsewhere = sorted(result.paths_for(item.kind, item.key) - base.paths_for(item.kind, item.key))
     home = next((p for p in elsewhere if _plausible_home(item.path, p, def_moves)), None)
     if home is not None:
         return None, f"moved with the enclosing block into {home}"

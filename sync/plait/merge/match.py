@@ -163,20 +163,25 @@ def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: C
     tuple and positional argument list is ordered and pairs like statements.
     """
     t = texts
+
+    def value(node: cst.CSTNode) -> str:
+        # By syntax, so a re-quoted entry is still the same entry.
+        return t.syntax(node) or t.of(node)
+
     if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
         return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
     if isinstance(parent, cst.Dict) and field == "elements":
-        return (lambda e: t.of(e.key) if isinstance(e, cst.DictElement) else "**" + t.of(e.value)), False
+        return (lambda e: value(e.key) if isinstance(e, cst.DictElement) else "**" + value(e.value)), False
     if isinstance(parent, cst.Set) and field == "elements":
-        return (lambda e: t.of(e.value)), False
+        return (lambda e: value(e.value)), False
     if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in commutative:
-        return (lambda e: t.of(e.value)), False
+        return (lambda e: value(e.value)), False
     if isinstance(parent, cst.Call) and field == "args":
         return (
             lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)
         ), True
     if isinstance(parent, cst.ClassDef) and field == "bases":
-        return (lambda a: t.of(a.value)), False
+        return (lambda a: value(a.value)), False
     if isinstance(parent, cst.ClassDef) and field == "keywords":
         return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
     if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":

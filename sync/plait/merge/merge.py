@@ -25,7 +25,7 @@ from typing import Any
 import libcst as cst
 
 from .conflicts import MergeConflict, PendingConflict, Sentinels
-from .result import Change
+from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, element_policy, match_sequence
 from .order import aligned, sequence_order
 from .tree import Texts, branch_key, describe, statement_key
@@ -221,6 +221,9 @@ class Merger:
                 return []
             if self.texts.of(present) == self.texts.of(b):
                 return []
+            if self.cosmetic(b, present):
+                self.drop(side, b, scope, f"{gone} deleted it")
+                return []
             what = describe(b, self.texts) or "a statement"
             exc = MergeConflict("delete/modify", what, deleter=gone)
             versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
@@ -242,6 +245,12 @@ class Merger:
             node = self.merge_node(b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
+            if self.cosmetic(b, o):
+                self.drop("ours", b, scope, "theirs changed it")
+                return pick(t, "theirs", scope)
+            if self.cosmetic(b, t):
+                self.drop("theirs", b, scope, "ours changed it")
+                return pick(o, "ours", scope)
             what = describe(b, self.texts) or "a statement"
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
@@ -265,6 +274,9 @@ class Merger:
             other = self.match[other_side].partner(origin)
             if other is None:
                 if self.texts.of(x) == self.texts.of(origin):
+                    return []
+                if self.cosmetic(origin, x):
+                    self.drop(side, origin, scope, f"{other_side} deleted it")
                     return []
                 what = describe(origin, self.texts) or "a block"
                 exc = MergeConflict("delete/modify", what, deleter=other_side)
@@ -308,6 +320,28 @@ class Merger:
             return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
 
+    def cosmetic(self, base: Any, version: Any) -> bool:
+        """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
+        if not isinstance(base, cst.CSTNode) or not isinstance(version, cst.CSTNode):
+            return False
+        syntax = self.texts.syntax(base)
+        return syntax is not None and syntax == self.texts.syntax(version)
+
+    def drop(self, side: Side, base: Any, scope: Scope, because: str) -> None:
+        """Record a cosmetic edit that gave way to the other side's real change."""
+        what = describe(base, self.texts) or "a statement"
+        self.dropped.append(Change(side, "dropped", self._stmt_path(base, scope), f"cosmetic edit of {what}", because))
+
+    def _real_over_cosmetic(self, b: Any, o: Any, t: Any, scope: Scope) -> Any | None:
+        """When both sides changed one node and one change is only cosmetic, the real one."""
+        if self.cosmetic(b, o):
+            self.drop("ours", b, scope, "theirs changed it")
+            return self.take(t, "theirs", scope)
+        if self.cosmetic(b, t):
+            self.drop("theirs", b, scope, "ours changed it")
+            return self.take(o, "ours", scope)
+        return None
+
     def same(self, a: Any, b: Any) -> bool:
         if a is b:
             return True
@@ -337,11 +371,20 @@ class Merger:
         if self.same(ov, tv):
             return ov
         if isinstance(bv, cst.CSTNode) and type(ov) is type(bv) and type(tv) is type(bv):
-            return self.merge_node(bv, ov, tv, scope)
+            try:
+                return self.merge_node(bv, ov, tv, scope)
+            except MergeConflict:
+                winner = self._real_over_cosmetic(bv, ov, tv, scope)
+                if winner is None:
+                    raise
+                return winner
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
         if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
             return ov
+        winner = self._real_over_cosmetic(bv, ov, tv, scope)
+        if winner is not None:
+            return winner
         raise MergeConflict("modify/modify", describe(parent, self.texts))
 
     def merge_node(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
@@ -429,6 +472,9 @@ class Merger:
                     present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
                     if present is None or self._own_text(present) == self._own_text(bb):
                         continue
+                    if self._cosmetic_branch(bb, present):
+                        self.drop("theirs" if deleter == "ours" else "ours", bb, scope, f"{deleter} deleted it")
+                        continue
                     raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
                 merged.append(self._merge_branch(bb, ob, tb, scope))
             else:
@@ -450,6 +496,11 @@ class Merger:
         for br in reversed(merged[:-1]):
             node = br.with_changes(orelse=node)
         return node
+
+    def _cosmetic_branch(self, b: Any, version: Any) -> bool:
+        if isinstance(b, cst.If) and isinstance(version, cst.If):
+            return self.cosmetic(b.with_changes(orelse=None), version.with_changes(orelse=None))
+        return False
 
     def _merge_branch(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
         cb, co, ct = self._own_text(b), self._own_text(o), self._own_text(t)
@@ -497,7 +548,7 @@ class Merger:
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
         if commutative:
-            key, gaps = (lambda e: self.texts.of(e.value)), False
+            key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
         else:
             key, gaps = element_policy(parent, field, self.texts, self.data_ids)
         po = match_sequence(bl, ol, self.texts, key, pair_gaps=gaps)
@@ -509,6 +560,9 @@ class Merger:
                 if o is None or t is None:
                     present, deleter = (t, "ours") if o is None else (o, "theirs")
                     if present is None or self.bare(present) == self.bare(b):
+                        continue
+                    if self.cosmetic(b, present):
+                        self.drop("theirs" if deleter == "ours" else "ours", b, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
                 if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):

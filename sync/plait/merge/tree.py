@@ -9,8 +9,10 @@ bags for similarity, and the statement bodies nested in a compound statement.
 
 from __future__ import annotations
 
+import ast
+
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
@@ -68,6 +70,7 @@ class Texts:
     def __init__(self) -> None:
         self._memo: dict[int, tuple[Any, str]] = {}
         self._words: dict[int, tuple[Any, Counter[str]]] = {}
+        self._syntax: dict[int, tuple[Any, str | None]] = {}
 
     def capture(self, module: cst.Module) -> None:
         state = _CapturingState(module, self._memo)
@@ -90,6 +93,22 @@ class Texts:
         self._memo[id(node)] = (node, text)
         return text
 
+    def syntax(self, node: cst.CSTNode) -> str | None:
+        """The node's syntax without its formatting: an `ast.dump`, or None when it has none alone.
+
+        Two versions with the same syntax differ only cosmetically (quotes,
+        comments, wrapping, a `# type: ignore`), and a cosmetic edit never
+        beats a real one.  Parts that are not Python on their own (an
+        argument, a parameter, a decorator) are parsed inside the smallest
+        construct that holds them.
+        """
+        hit = self._syntax.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        dumped = _syntax_of(node, self.fresh)
+        self._syntax[id(node)] = (node, dumped)
+        return dumped
+
     def words(self, node: cst.CSTNode) -> Counter[str]:
         hit = self._words.get(id(node))
         if hit is not None and hit[0] is node:
@@ -109,6 +128,40 @@ class Texts:
 
     def size(self, node: cst.CSTNode) -> int:
         return sum(self.words(node).values())
+
+
+# Wrappers that make a node's text parse on its own, by node type.
+_HOLDERS: dict[type[cst.CSTNode], tuple[str, str]] = {
+    cst.Element: ("[", "]"),
+    cst.StarredElement: ("[", "]"),
+    cst.Arg: ("f(", ")"),
+    cst.DictElement: ("{", "}"),
+    cst.StarredDictElement: ("{", "}"),
+    cst.ImportAlias: ("import ", ""),
+    cst.Param: ("def f(", "): pass"),
+    cst.Decorator: ("", "def f(): pass"),
+}
+
+
+def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | None:
+    if isinstance(node, (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param)):
+        # The separator is layout, not syntax.
+        node = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    text = fresh(node)
+    if text.startswith("\0"):
+        return None
+    if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+        prefix, suffix, mode = "", "", "exec"
+    elif isinstance(node, cst.BaseExpression):
+        prefix, suffix, mode = "(", "\n)", "eval"
+    elif type(node) in _HOLDERS:
+        (prefix, suffix), mode = _HOLDERS[type(node)], "exec"
+    else:
+        return None
+    try:
+        return ast.dump(ast.parse(prefix + text + suffix, mode=mode))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
@@ -257,6 +310,8 @@ def describe(node: Any, texts: Texts) -> str | None:
         return f"branch `{texts.of(node.test)}`"
     if isinstance(node, cst.Else):
         return "the else branch"
+    if isinstance(node, (cst.Element, cst.StarredElement)):
+        return f"entry {texts.of(node.value)}"
     if isinstance(node, cst.Arg) and node.keyword is not None:
         return f"keyword argument {node.keyword.value}"
     if isinstance(node, cst.Param):
