@@ -24,8 +24,8 @@ from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .inventory import Inventory, law5_violations, summarize, take_inventory
 from .lines import LineMerge, merge_lines
-from .result import Change, MergeResult
-from .semantic import SemanticCheck
+from .result import Change, MergeResult, Strategy
+from .semantic import SemanticCheck, StatementSpans
 
 DEFAULT_BUDGET = 10.0
 _LABELS = ("base", "ours", "theirs")
@@ -165,16 +165,31 @@ def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
 
 
 @dataclass
+class _Region:
+    """Lines of a candidate result to put between markers, and whose code they are."""
+
+    conflict: Conflict
+    first: int
+    last: int
+    side: str
+
+
+@dataclass
 class _Audit:
-    """What is wrong with a candidate result, by the laws every result must keep."""
+    """What is wrong with a candidate result, by the laws every result must keep.
+
+    `marked` problems can be shown in place (a use of a removed name, a name
+    bound twice); the others (a lost statement, a hidden deletion) cannot,
+    because what is wrong is what is missing.
+    """
 
     changes: list[Change]
     problems: list[Conflict]
-    semantic: list[Conflict]
+    marked: list[_Region]
 
     @property
     def passed(self) -> bool:
-        return not self.problems and not self.semantic
+        return not self.problems and not self.marked
 
 
 def _strip_bom(texts: tuple[str, str, str]) -> tuple[tuple[str, str, str], bool]:
@@ -260,10 +275,11 @@ class _Merge:
             line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
             if line_audit is not None and line_audit.passed:
                 return MergeResult(lm.text, [], line_audit.changes, "line")
-            if line_audit is not None and not line_audit.problems:
-                # Only a semantic conflict: the structured merge would combine
-                # the same two edits, so mark them in git's result.
-                return self._with_semantic(lm.text, line_audit, "line")
+            if line_audit is not None and not line_audit.problems and all(r.conflict.kind == "semantic" for r in line_audit.marked):
+                # Only uses of a name the other side removed: the structured
+                # merge would combine the same two edits, so mark them in
+                # git's result.
+                return self._with_marks(lm.text, line_audit, "line")
         return self._structured(lm)
 
     def _audit(self, text: str, hidden: list[str] | None = None) -> _Audit | None:
@@ -274,15 +290,30 @@ class _Merge:
         changes, problems = summarize(*self.invs, take_inventory(tree, text))
         for path in hidden or ():
             problems.append(Conflict(path, "delete/modify", f"one side deleted {path} and the other changed it"))
-        semantic, self._uses = self.semantic.conflicts(tree)
-        return _Audit(changes, problems, semantic)
+        spans = StatementSpans(tree)
+        marked: list[_Region] = []
+        for conflict in list(problems):
+            if conflict.kind == "add/add" and conflict.line is not None:
+                _path, first, last = spans.around(conflict.line)
+                problems.remove(conflict)
+                marked.append(_Region(conflict, first, last, self._whose(tree, first)))
+        semantic, uses = self.semantic.conflicts(tree)
+        marked += [_Region(c, u.first, u.last, u.side) for c, u in zip(semantic, uses, strict=True)]
+        return _Audit(changes, problems, marked)
 
-    def _with_semantic(self, text: str, audit: _Audit, strategy: str) -> MergeResult:
+    def _whose(self, tree: ast.Module, line: int) -> str:
+        """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
+        stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
+        if stmt is not None and self.invs[1].statements[ast.dump(stmt)] == 0 and self.invs[2].statements[ast.dump(stmt)]:
+            return "theirs"
+        return "ours"
+
+    def _with_marks(self, text: str, audit: _Audit, strategy: Strategy) -> MergeResult:
         from .render import mark_regions
 
-        marked, lines = mark_regions(text, [(u.first, u.last, u.side) for u in self._uses], self.markers)
-        conflicts = [Conflict(c.path, c.kind, c.reason, lines.get(c.line or 1)) for c in audit.semantic]
-        return MergeResult(marked, conflicts, audit.changes, strategy)  # type: ignore[arg-type]
+        marked, lines = mark_regions(text, [(r.first, r.last, r.side) for r in audit.marked], self.markers)
+        conflicts = [Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked]
+        return MergeResult(marked, [*audit.problems, *conflicts], audit.changes, strategy)
 
     def _structured(self, lm: LineMerge) -> MergeResult:
         from .structured import BudgetExceeded, LibcstUnparsable, structured_merge
@@ -313,9 +344,7 @@ class _Merge:
         audit.changes.extend(dropped)
         if audit.passed:
             return MergeResult(text, [], audit.changes, "structured")
-        if not audit.problems:
-            return self._with_semantic(text, audit, "structured")
-        return MergeResult(text, [*audit.problems, *audit.semantic], audit.changes, "structured")
+        return self._with_marks(text, audit, "structured")
 
 
 __all__ = ["DEFAULT_BUDGET", "Inventory", "merge3"]

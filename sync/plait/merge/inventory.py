@@ -583,10 +583,13 @@ def _duplicate_bindings(ours: Inventory, theirs: Inventory, result: Inventory) -
     out: list[Conflict] = []
     for (scope, name), n in sorted(result.bindings.items()):
         if n > max(ours.bindings[(scope, name)], theirs.bindings[(scope, name)]):
-            lines = ", ".join(str(x) for x in result.binding_lines[(scope, name)])
+            lines_bound = sorted(result.binding_lines[(scope, name)])
+            lines = ", ".join(str(x) for x in lines_bound)
             where = "at module level" if scope == MODULE else f"in {scope}"
             qualname = name if scope == MODULE else f"{scope}.{name}"
-            out.append(Conflict(qualname, "add/add", f"{name} is bound {n} times {where} (lines {lines}), more than on either side"))
+            reason = f"{name} is bound {n} times {where} (lines {lines}), more than on either side"
+            # The line is the last binding's: the one that silently wins.
+            out.append(Conflict(qualname, "add/add", reason, lines_bound[-1]))
     return out
 
 

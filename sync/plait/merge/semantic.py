@@ -123,7 +123,7 @@ class SemanticCheck:
             return [], []
         base_binds = bindings(self.trees["base"])
         side_binds = {label: bindings(self.trees[label]) for label in ("ours", "theirs")}
-        spans = _StatementSpans(result)
+        spans = StatementSpans(result)
         conflicts: list[Conflict] = []
         uses: list[Use] = []
         seen: set[tuple[int, int]] = set()
@@ -145,7 +145,7 @@ class SemanticCheck:
         return conflicts, uses
 
 
-class _StatementSpans:
+class StatementSpans:
     """Statements of a module by line, to mark the one that holds a use.
 
     The marked region is the innermost statement holding the use whose
