@@ -196,6 +196,8 @@ class _Collector(ast.NodeVisitor):
         # lookup, as ast.get_source_segment does (quadratic on big modules).
         self.lines = source.encode("utf-8").splitlines(keepends=True)
         self.scope: list[str] = []
+        # Whether each enclosing scope is a function: locals are not members.
+        self.in_function: list[bool] = [False]
         self.container: list[str] = []
 
     # -- helpers -------------------------------------------------------------------
@@ -271,8 +273,10 @@ class _Collector(ast.NodeVisitor):
         for dec in node.decorator_list:
             self.visit(dec)
         self.scope.append(node.name)
+        self.in_function.append(not isinstance(node, ast.ClassDef))
         for stmt in node.body:
             self.visit(stmt)
+        self.in_function.pop()
         self.scope.pop()
 
     visit_FunctionDef = _visit_def
@@ -309,6 +313,10 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        if not self.in_function[-1]:
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.add("attribute", f"attribute {target.id}")
         names = [self.src(t) for t in targets]
         self.container.append(names[0] if names else "")
         if value is not None:
@@ -322,7 +330,9 @@ class _Collector(ast.NodeVisitor):
         self._visit_assign_value([node.target], node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._visit_assign_value([node.target], node.value)
+        self.container.append(self.src(node.target))
+        self.visit(node.value)
+        self.container.pop()
 
     def _where(self) -> str:
         target = self.container[-1] if self.container else ""

@@ -29,6 +29,7 @@ from .tree import (
     if_chain,
     kind_of,
     nested_bodies,
+    body_keys,
     statement_key,
 )
 
@@ -54,11 +55,19 @@ class Deadline:
             raise BudgetExceeded
 
 
+SequenceKeys = Callable[[Sequence[N]], list[Hashable | None]]
+
+
+def each(key: Callable[[N], Hashable | None]) -> SequenceKeys[N]:
+    """Keys of a sequence whose elements are keyed one by one, position aside."""
+    return lambda seq: [key(n) for n in seq]
+
+
 def match_sequence(
     base: Sequence[N],
     side: Sequence[N],
     texts: Texts,
-    key: Callable[[N], Hashable | None],
+    keys: SequenceKeys[N],
     *,
     pair_gaps: bool = True,
 ) -> dict[int, int]:
@@ -71,8 +80,8 @@ def match_sequence(
     pairing off: there, a different element is a different element.
     """
     pairs: dict[int, int] = {}
-    bkeys = [key(n) for n in base]
-    skeys = [key(n) for n in side]
+    bkeys = keys(base)
+    skeys = keys(side)
     bcount: dict[Hashable, int] = {}
     scount: dict[Hashable, int] = {}
     for k in bkeys:
@@ -197,11 +206,11 @@ def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: C
 
 def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
     bc, xc = if_chain(b), if_chain(x)
-    return bc, xc, match_sequence(bc, xc, texts, lambda n: branch_key(n, texts))
+    return bc, xc, match_sequence(bc, xc, texts, each(lambda n: branch_key(n, texts)))
 
 
 def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Texts) -> dict[int, int]:
-    return match_sequence(b.handlers, x.handlers, texts, lambda h: handler_key(h, texts))
+    return match_sequence(b.handlers, x.handlers, texts, each(lambda h: handler_key(h, texts)))
 
 
 def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
@@ -226,7 +235,7 @@ def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Se
             if bb is not None and xb is not None:
                 out.append((bb, xb))
     if isinstance(b, cst.Match):
-        pairs = match_sequence(b.cases, x.cases, texts, lambda c: case_key(c, texts))
+        pairs = match_sequence(b.cases, x.cases, texts, each(lambda c: case_key(c, texts)))
         for i, j in pairs.items():
             bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
             if bb is not None and xb is not None:
@@ -286,8 +295,20 @@ class StatementMatcher:
     def __init__(self, texts: Texts, deadline: Deadline) -> None:
         self.texts = texts
         self.deadline = deadline
+        # Keys depend on a statement's place in its body (see `body_keys`),
+        # so they are computed per body and looked up per statement.
+        self._keys: dict[int, tuple[cst.CSTNode, Hashable | None]] = {}
 
-    def key(self, stmt: cst.CSTNode):
+    def keys_of(self, body: Sequence[cst.CSTNode]) -> list[Hashable | None]:
+        keys: list[Hashable | None] = list(body_keys(body, self.texts))
+        for stmt, key in zip(body, keys, strict=True):
+            self._keys[id(stmt)] = (stmt, key)
+        return keys
+
+    def key(self, stmt: cst.CSTNode) -> Hashable | None:
+        hit = self._keys.get(id(stmt))
+        if hit is not None and hit[0] is stmt:
+            return hit[1]
         return statement_key(stmt, self.texts)
 
     def match(self, base: cst.Module, side: cst.Module) -> SideMatch:
@@ -302,7 +323,7 @@ class StatementMatcher:
 
     def _match_bodies(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> None:
         self.deadline.check()
-        pairs = match_sequence(bbody, xbody, self.texts, self.key)
+        pairs = match_sequence(bbody, xbody, self.texts, self.keys_of)
         for i, j in pairs.items():
             m.pair(bbody[i], xbody[j])
         for i, j in pairs.items():
@@ -330,6 +351,7 @@ class StatementMatcher:
 
     # -- moves -------------------------------------------------------------------
     def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        self.keys_of(body)
         for s in body:
             partner = m.partner(s)
             if partner is not None and self.texts.of(partner) == self.texts.of(s):
@@ -342,6 +364,7 @@ class StatementMatcher:
                 self._orphans(inner, m, out, parents, s)
 
     def _newcomers(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        self.keys_of(body)
         for s in body:
             origin = m.origin(s)
             if origin is not None and self.texts.of(origin) == self.texts.of(s):

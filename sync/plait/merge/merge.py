@@ -26,9 +26,9 @@ import libcst as cst
 
 from .conflicts import MergeConflict, PendingConflict, Sentinels
 from .result import Change, Side
-from .match import Deadline, SideMatch, branch_pairs, element_policy, match_sequence
+from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order
-from .tree import Texts, branch_key, describe, statement_key
+from .tree import Texts, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -131,14 +131,15 @@ class Merger:
 
         # The same statement added on both sides is one statement: by key when
         # it has one (a def, an import), by text otherwise.
+        okeys, tkeys = body_keys(ol, self.texts), body_keys(tl, self.texts)
         ours_added = {}
         for j, bi in enumerate(o_map):
             if bi is None:
-                ours_added.setdefault(self._add_identity(ol[j]), j)
+                ours_added.setdefault(self._add_identity(ol[j], okeys[j]), j)
         twin_of_theirs: dict[int, int] = {}
         for j, bi in enumerate(t_map):
             if bi is None:
-                oj = ours_added.get(self._add_identity(tl[j]))
+                oj = ours_added.get(self._add_identity(tl[j], tkeys[j]))
                 if oj is not None:
                     twin_of_theirs[j] = oj
         twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
@@ -188,8 +189,7 @@ class Merger:
             stmt = stmt.with_changes(leading_lines=())
         return self.texts.fresh(stmt)
 
-    def _add_identity(self, stmt: Any) -> Hashable:
-        key = statement_key(stmt, self.texts)
+    def _add_identity(self, stmt: Any, key: Hashable | None) -> Hashable:
         return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
     def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
@@ -551,8 +551,8 @@ class Merger:
             key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
         else:
             key, gaps = element_policy(parent, field, self.texts, self.data_ids)
-        po = match_sequence(bl, ol, self.texts, key, pair_gaps=gaps)
-        pt = match_sequence(bl, tl, self.texts, key, pair_gaps=gaps)
+        po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
+        pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
         merged: list[Any] = []
         added: dict[Hashable, str] = {}
         for kind, b, o, t in aligned(bl, ol, tl, po, pt):

@@ -203,6 +203,24 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     return None
 
 
+def body_keys(body: Sequence[cst.CSTNode], texts: Texts) -> list[tuple[str, ...] | None]:
+    """`statement_key` of each statement of a body, where position matters.
+
+    A string statement is the body's docstring only when it comes first.
+    Right after an assignment it is that attribute's docstring (PEP 257,
+    Sphinx) and belongs to the attribute: two sides documenting two new
+    attributes are not both "changing the docstring".
+    """
+    keys: list[tuple[str, ...] | None] = []
+    for i, stmt in enumerate(body):
+        key = statement_key(stmt, texts)
+        if key == ("docstring",) and i > 0:
+            previous = statement_key(body[i - 1], texts)
+            key = ("attrdoc", *previous[1:]) if previous is not None and previous[0] == "assign" else None
+        keys.append(key)
+    return keys
+
+
 def branch_key(node: cst.If | cst.Else, texts: Texts) -> str:
     return "else" if isinstance(node, cst.Else) else texts.of(node.test)
 
