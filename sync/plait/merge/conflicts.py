@@ -98,13 +98,18 @@ DEFAULT_MARKERS = Markers()
 class MergeConflict(Exception):
     """Raised inside a statement; the statement becomes a conflict region."""
 
-    def __init__(self, kind: ConflictKind, what: str | None = None, deleter: str | None = None) -> None:
+    def __init__(self, kind: ConflictKind, what: str | None = None, deleter: str | None = None, why: str = "") -> None:
         super().__init__(kind)
         self.kind: ConflictKind = kind
         self.what = what
         self.deleter = deleter
+        self.why = why
 
     def reason(self, fallback: str) -> str:
+        said = self._reason(fallback)
+        return f"{said} ({self.why})" if self.why else said
+
+    def _reason(self, fallback: str) -> str:
         what = self.what or fallback
         if self.kind == "delete/modify" and self.deleter:
             other = "theirs" if self.deleter == "ours" else "ours"

@@ -27,7 +27,7 @@ import libcst as cst
 from .conflicts import MergeConflict, PendingConflict, Sentinels
 from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
-from .order import aligned, sequence_order
+from .order import aligned, sequence_order, side_map
 from .tree import Texts, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -85,6 +85,35 @@ class _Skeleton(cst.CSTTransformer):
         return _PASS_BLOCK
 
 
+def _sort_text(element: Any, texts: Texts) -> str:
+    if isinstance(element, cst.ImportAlias):
+        return texts.of(element.name)
+    value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
+    if isinstance(value, cst.SimpleString):
+        literal = value.evaluated_value
+        return literal if isinstance(literal, str) else texts.of(value)
+    return texts.of(value)
+
+
+def _is_sorted(keys: list[Any]) -> bool:
+    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
+
+
+def _by_type(name: str) -> tuple[int, str]:
+    # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
+    if name.isupper() and len(name) > 1:
+        return (0, name)
+    return (1, name) if name[:1].isupper() else (2, name)
+
+
+# Tried in this order; the first that every version satisfies is the convention.
+_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (
+    _by_type,
+    lambda name: name,
+    lambda name: (name.lower(), name),
+)
+
+
 def _comma_style(comma: Any, texts: Texts) -> Hashable:
     if not isinstance(comma, cst.Comma):
         return "none"
@@ -92,6 +121,16 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
     if isinstance(after, cst.ParenthesizedWhitespace):
         return ("newline", texts.of(after.last_line), after.indent)
     return ("space", texts.of(after))
+
+
+def _lists_names(node: Any) -> bool:
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        target = node.target
+    else:
+        return False
+    return isinstance(target, cst.Name) and target.value in ("__all__", "__slots__")
 
 
 class Merger:
@@ -103,7 +142,7 @@ class Merger:
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
-        self.data_ids: set[int] = set()
+        self.commutative_ids: set[int] = set()
         # Cosmetic edits (quotes, comments, wrapping) that gave way to the
         # other side's real change, for the report.
         self.dropped: list[Change] = []
@@ -402,9 +441,9 @@ class Merger:
                 return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
             if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
                 return self.merge_definition(b, o, t, scope)
-            if isinstance(b, (cst.Assign, cst.AnnAssign)) and not scope.in_function and b.value is not None:
-                # Module and class constants are data: their list entries commute.
-                self.data_ids.add(id(b.value))
+            if _lists_names(b):
+                # `__all__` and `__slots__` are sets of names spelled as lists: their entries commute.
+                self.commutative_ids.add(id(b.value))
             return self.merge_fields(b, o, t, scope.enter(b))
         except MergeConflict as exc:
             if exc.what is None:
@@ -550,9 +589,12 @@ class Merger:
         if commutative:
             key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
         else:
-            key, gaps = element_policy(parent, field, self.texts, self.data_ids)
+            key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
+        clash = self._ordered_clash(bl, ol, tl, po, pt, key) if gaps else ""
+        if clash:
+            raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         merged: list[Any] = []
         added: dict[Hashable, str] = {}
         for kind, b, o, t in aligned(bl, ol, tl, po, pt):
@@ -579,8 +621,55 @@ class Merger:
                     continue
                 added[ident] = self.bare(x)
                 merged.append(self.take(x, kind, scope))
+        if not gaps:
+            merged = self._keep_sorted(merged, bl, ol, tl)
         if merged and hasattr(merged[0], "comma"):
             merged = self._fix_commas(merged, bl, ol, tl)
+        return merged
+
+    def _ordered_clash(
+        self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int], key: Callable[[Any], Hashable | None]
+    ) -> str:
+        """How edits to an ordered sequence collide, as diff3 would say ("" when they do not).
+
+        In a list literal or positional arguments, position is meaning: an
+        element one side inserts next to an element the other side deleted,
+        or two different insertions at one point, have no right order.
+        Keyed elements (keyword arguments) commute and are left out.
+        """
+
+        def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
+            deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
+            inserted: dict[int, list[str]] = {}
+            gap = 0
+            for j, bi in enumerate(side_map(pairs, len(xl))):
+                if bi is not None:
+                    gap = bi + 1
+                elif key(xl[j]) is None:
+                    inserted.setdefault(gap, []).append(self.bare(xl[j]))
+            return deleted, inserted
+
+        o_deleted, o_inserted = shape(ol, po)
+        t_deleted, t_inserted = shape(tl, pt)
+        if any(o_inserted[g] != t_inserted[g] for g in o_inserted.keys() & t_inserted.keys()):
+            return "both insert different elements at one position of an ordered sequence"
+        for inserter, inserted, deleted in (("ours", o_inserted, t_deleted), ("theirs", t_inserted, o_deleted)):
+            if any(g - 1 in deleted or g in deleted for g in inserted):
+                other = "theirs" if inserter == "ours" else "ours"
+                return f"{inserter} inserts next to an element {other} deletes, in an ordered sequence"
+        return ""
+
+    def _keep_sorted(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
+        """A commutative collection sorted in base and on both sides stays sorted.
+
+        That is the convention isort and ruff enforce on imported names; the
+        default, ours then theirs, would break it on every merge.
+        """
+        if max(len(bl), len(ol), len(tl)) < 2:
+            return merged
+        for order in _SORT_ORDERS:
+            if all(_is_sorted([order(_sort_text(e, self.texts)) for e in seq]) for seq in (bl, ol, tl)):
+                return sorted(merged, key=lambda e: order(_sort_text(e, self.texts)))
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:

@@ -359,4 +359,7 @@ def describe(node: Any, texts: Texts) -> str | None:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             return f"the call to {dotted(small.value.func)}"
         return f"the {type(small).__name__.lower()} statement"
+    if isinstance(node, cst.BaseExpression):
+        text = " ".join(texts.of(node).split())
+        return f"`{text}`" if len(text) <= 40 else f"`{text[:37]}...`"
     return None
