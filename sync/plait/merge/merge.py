@@ -123,6 +123,24 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
     return ("space", texts.of(after))
 
 
+def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
+    """(names read, names assigned) by some statements, or None if they do not parse alone."""
+    try:
+        tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    read: set[str] = set()
+    assigned: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (assigned if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            assigned.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    return read, assigned
+
+
 def _lists_names(node: Any) -> bool:
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
         target = node.targets[0].target
@@ -183,8 +201,15 @@ class Merger:
                     twin_of_theirs[j] = oj
         twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
 
+        entangled = self._entangled_insertions(slots, ol, tl, twin_of_theirs)
         out: list[Any] = []
         for kind, idx in slots:
+            if (kind, idx) in entangled:
+                clash = entangled[(kind, idx)]
+                if clash is not None:
+                    ours_part, theirs_part, why = clash
+                    out.extend(self.conflict(scope.path, "order", why, ours_part, [], theirs_part))
+                continue
             if kind == "base":
                 b = bl[idx]
                 o = ol[b_to_o[idx]] if idx in b_to_o else None
@@ -206,6 +231,47 @@ class Merger:
             elif idx not in twin_of_theirs:
                 out.extend(self.emit(tl[idx], "theirs", scope))
         return out
+
+    def _entangled_insertions(
+        self, slots: Sequence[tuple[str, int]], ol: Sequence[Any], tl: Sequence[Any], twin_of_theirs: dict[int, int]
+    ) -> dict[tuple[str, int], tuple[list[Any], list[Any], str] | None]:
+        """Insertions both sides made at one point where the order ours-then-theirs is not safe.
+
+        Ours then theirs is right only when neither insertion reads a name
+        the other assigns (or both assign one name): otherwise theirs' code
+        would see ours' value, which its author never ran.  Returns the slots
+        of each such run: the first carries the conflict, the rest nothing.
+        """
+        out: dict[tuple[str, int], tuple[list[Any], list[Any], str] | None] = {}
+        run: list[tuple[str, int]] = []
+        for slot in [*slots, ("base", -1)]:
+            if slot[0] != "base":
+                if not (slot[0] == "theirs" and slot[1] in twin_of_theirs):
+                    run.append(slot)
+                continue
+            ours_part = [ol[j] for side, j in run if side == "ours"]
+            theirs_part = [tl[j] for side, j in run if side == "theirs"]
+            if ours_part and theirs_part:
+                why = self._dependency(ours_part, theirs_part)
+                if why:
+                    out[run[0]] = (ours_part, theirs_part, why)
+                    out.update((other, None) for other in run[1:])
+            run = []
+        return out
+
+    def _dependency(self, ours: list[Any], theirs: list[Any]) -> str:
+        o_sets, t_sets = _names_used(ours, self.texts), _names_used(theirs, self.texts)
+        if o_sets is None or t_sets is None:
+            return ""
+        (o_read, o_set), (t_read, t_set) = o_sets, t_sets
+        for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
+            shared = sorted(read & written)
+            if shared:
+                return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
+        both = sorted(o_set & t_set)
+        if both:
+            return f"both sides insert statements here that assign `{both[0]}`"
+        return ""
 
     def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
         """Both sides importing from one new module import the union of names."""
