@@ -59,7 +59,8 @@ def test_client_imports_with_only_stdlib_and_httpx(tmp_path: Path) -> None:
     foreign = [
         root
         for root in report["roots"]
-        if root not in sys.stdlib_module_names and root not in HTTPX_CLOSURE
+        if root not in sys.stdlib_module_names
+        and root not in HTTPX_CLOSURE
         and root not in ("embedding_client", "__main__")
     ]
     assert foreign == [], f"the client pulled in {foreign}"

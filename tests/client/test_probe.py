@@ -78,15 +78,17 @@ def test_json_output_is_one_object_with_redacted_endpoint(embedding_server: Embe
     code, output = invoke("--url", url, "--json")
     assert code == 0
     report = json.loads(output)
-    assert set(report) == {"ok", "attempted", "error", "mode", "endpoint", "width", "elapsed_ms"}
+    assert set(report) == {"schema", "ok", "attempted", "error", "mode", "endpoint", "width", "elapsed_ms"}
+    assert report["schema"] == 1 and "\n" not in output.strip()
     assert report["ok"] is True and report["attempted"] is True and report["error"] is None
     assert report["endpoint"] == embedding_server.url("ok") and report["width"] == 8
     assert "SECRET" not in output
 
 
 def test_json_output_when_degraded(closed_url: str) -> None:
-    code, output = invoke("--url", closed_url, "--json")
+    code, output = invoke("--url", closed_url, "--json", "--pretty")
     assert code == 1
+    assert output.startswith("{\n  ")
     report = json.loads(output)
     assert report["ok"] is False and report["width"] is None
     assert report["error"].startswith(f"mode=http / POST {closed_url} failed: ConnectError")
@@ -121,13 +123,19 @@ def test_real_process_probe(embedding_server: EmbeddingServer, closed_url: str) 
     env = {**os.environ, "NO_COLOR": "1"}
     ok = subprocess.run(
         [sys.executable, "-m", "plait", "probe", "--mode", "http", "--url", embedding_server.url("ok"), "--json"],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["width"] == 8
     dead = subprocess.run(
         [sys.executable, "-m", "plait", "probe", "--url", closed_url],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert dead.returncode == 1
     assert "evidence: mode=http / POST" in dead.stdout and "what to check" in dead.stdout

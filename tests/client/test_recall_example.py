@@ -19,6 +19,7 @@ if str(CPERSONA_ROOT) not in sys.path:
 from cpersona import recall as cp  # noqa: E402
 from cpersona._vendored_mcp_common.embedding_client import EmbeddingClient  # noqa: E402
 from cpersona._vendored_mcp_common.embedding_client.health import EmbeddingHealth  # noqa: E402
+
 from plait.conformance.servers import EmbeddingServer  # noqa: E402
 
 MEMORIES = [
@@ -112,12 +113,8 @@ async def test_second_return_site_forwards_the_advisory_it_already_has(
     assert not is_full(later["advisory"])
 
 
-async def test_composite_recall_stays_key_free_when_healthy(
-    client: EmbeddingClient, store: cp.MemoryStore
-) -> None:
-    resp = await cp.recall_with_recent(
-        "tea", store, mode="http", client=client, health=EmbeddingHealth()
-    )
+async def test_composite_recall_stays_key_free_when_healthy(client: EmbeddingClient, store: cp.MemoryStore) -> None:
+    resp = await cp.recall_with_recent("tea", store, mode="http", client=client, health=EmbeddingHealth())
     assert "advisory" not in resp
 
 

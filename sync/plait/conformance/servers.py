@@ -153,11 +153,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        owner._record(
-            RecordedRequest(
-                parts.path, parts.query, {k.lower(): v for k, v in self.headers.items()}, body
-            )
-        )
+        owner._record(RecordedRequest(parts.path, parts.query, {k.lower(): v for k, v in self.headers.items()}, body))
         texts = _texts_of(body)
         behaviour = owner.behaviour_for(parts.path, texts)
         if behaviour in API_BEHAVIOURS:
@@ -261,9 +257,7 @@ def _raw(make: Callable[[list[str], int], bytes]) -> Callable[[_Handler, list[st
 
 _HTTP_ANSWERS: dict[str, Callable[[_Handler, list[str], EmbeddingServer], None]] = {
     "ok": _json(_ok_payload),
-    "status-500": lambda h, texts, owner: h._send(
-        500, b"backend exploded: model not loaded", "text/plain"
-    ),
+    "status-500": lambda h, texts, owner: h._send(500, b"backend exploded: model not loaded", "text/plain"),
     "echo-500": lambda h, texts, owner: h._send(
         500, f"rejected {h.path} authorization={h.headers.get('Authorization')}".encode(), "text/plain"
     ),
@@ -282,9 +276,7 @@ _HTTP_ANSWERS: dict[str, Callable[[_Handler, list[str], EmbeddingServer], None]]
     "empty-vector": _json(lambda texts, width: {"embeddings": [[] for _ in texts]}),
     "wide": _json(lambda texts, width: _ok_payload(texts, width + 4)),
     "ragged": _json(
-        lambda texts, width: {
-            "embeddings": [vector_for(t, width - (i == 1)) for i, t in enumerate(texts)]
-        }
+        lambda texts, width: {"embeddings": [vector_for(t, width - (i == 1)) for i, t in enumerate(texts)]}
     ),
     "oversized": lambda h, texts, owner: h._send(200, _oversized_body(texts, owner)),
     "oversized-chunked": _answer_chunked,
@@ -293,10 +285,7 @@ _HTTP_ANSWERS: dict[str, Callable[[_Handler, list[str], EmbeddingServer], None]]
 
 
 def _api_answer(behaviour: str, texts: list[str], width: int) -> dict[str, Any]:
-    items = [
-        {"object": "embedding", "index": i, "embedding": api_vector_for(t, width)}
-        for i, t in enumerate(texts)
-    ]
+    items = [{"object": "embedding", "index": i, "embedding": api_vector_for(t, width)} for i, t in enumerate(texts)]
     if behaviour == "api-shuffled":
         items.reverse()
     elif behaviour == "api-duplicate-index":
@@ -395,9 +384,7 @@ class EmbeddingServer:
             server = _TCPServer(("127.0.0.1", self.requested_port), _Handler)
         server.owner = self
         self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
