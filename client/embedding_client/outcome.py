@@ -22,7 +22,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field
-from urllib.parse import SplitResult, quote, quote_plus, unquote, unquote_plus, urlsplit
+from urllib.parse import SplitResult, unquote, unquote_plus, urlsplit
 
 __all__ = [
     "EmbedOutcome",
@@ -182,23 +182,41 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _forms(secret: str) -> set[str]:
-    """Every spelling of *secret* a message may carry: raw, decoded, encoded, escaped."""
-    found = {secret, secret.strip()}
-    for base in (secret, unquote(secret), unquote_plus(secret)):
-        found |= {
-            base,
-            quote(base, safe=""),
-            quote(base, safe="/"),
-            quote_plus(base, safe=""),
-            quote_plus(base, safe="/"),
-            # As Python shows it in a repr (str and bytes), and as JSON does.
-            repr(base)[1:-1],
-            repr(base.encode("utf-8", "surrogatepass"))[2:-1],
-            base.encode("unicode_escape").decode("ascii"),
-            json.dumps(base)[1:-1],
-        }
-    return found
+def _spelled_any_way(text: str) -> str:
+    """A pattern for *text* with any of its characters percent-encoded, or ``+`` for a space.
+
+    A server may echo a query value raw, decoded, or re-encoded by its own
+    rules (every byte, only some, ``%2f`` or ``%2F``); matching character by
+    character catches all of them without listing each spelling.
+    """
+    parts = []
+    for char in text:
+        encoded = "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        spellings = [re.escape(char), re.escape(encoded)] + ([r"\+"] if char == " " else [])
+        parts.append("(?:" + "|".join(spellings) + ")")
+    return "".join(parts)
+
+
+def _escaped(text: str) -> set[str]:
+    """*text* as a repr (str or bytes), ``unicode_escape`` or JSON would show it."""
+    return {
+        repr(text)[1:-1],
+        repr(text.encode("utf-8", "surrogatepass"))[2:-1],
+        text.encode("unicode_escape").decode("ascii"),
+        json.dumps(text)[1:-1],
+    } - {text}
+
+
+def _secret_pattern(secrets: set[str]) -> re.Pattern[str]:
+    """One pattern for every spelling of every secret: raw, decoded, encoded, escaped."""
+    bases = {base for secret in secrets for base in (secret, secret.strip(), unquote(secret), unquote_plus(secret))}
+    bases = {base for base in bases if len(base) >= _MIN_SECRET_LEN}
+    alternatives = [(len(base), _spelled_any_way(base)) for base in bases]
+    alternatives += [(len(form), re.escape(form)) for base in bases for form in _escaped(base)]
+    # Longest first, so a secret that contains another is masked whole;
+    # case-blind, because %2f and %2F are the same byte.
+    alternatives.sort(key=lambda item: item[0], reverse=True)
+    return re.compile("|".join(pattern for _, pattern in alternatives), re.IGNORECASE)
 
 
 def _secrets_of(raw_url: str, extra: tuple[str, ...]) -> set[str]:
@@ -214,11 +232,10 @@ def _secrets_of(raw_url: str, extra: tuple[str, ...]) -> set[str]:
         found += [userinfo, user, password]
     if parts.query:
         found.append(parts.query)
-        # Raw values as well as decoded ones: a server may echo either.
         found += [pair.partition("=")[2] for pair in parts.query.split("&")]
     if parts.fragment:
         found.append(parts.fragment)
-    return {form for secret in found for form in _forms(secret) if len(form) >= _MIN_SECRET_LEN}
+    return {secret for secret in found if len(secret.strip()) >= _MIN_SECRET_LEN}
 
 
 class Redactor:
@@ -247,10 +264,7 @@ class Redactor:
         if not self._secrets:
             return text
         if self._pattern is None:
-            # Longest first, so a secret that contains another is masked whole;
-            # case-blind, because percent-encoding may come back as %2f or %2F.
-            ordered = sorted(self._secrets, key=len, reverse=True)
-            self._pattern = re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE)
+            self._pattern = _secret_pattern(self._secrets)
         return self._pattern.sub(_MASK, text)
 
     def _clean(self, text: str) -> str:
@@ -274,17 +288,30 @@ class Redactor:
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
-    """The type name and message of *exc*, even when formatting it raises.
+    """The type name of *exc* and the first message in its chain, even when formatting raises.
 
     An exception is anything a transport chose to raise, and its ``__str__``
-    is its own code: the client's promise never to raise must not depend on it.
+    is its own code: the client's promise never to raise must not depend on
+    it.  httpx often raises with an empty message over a cause that has one
+    (``ReadError`` over ``[Errno 104] Connection reset by peer``).
     """
     kind = type(exc).__name__
-    try:
-        detail = str(exc)
-    except Exception:  # whatever __str__ raises, the call still has an outcome
-        detail = "(its message could not be formatted)"
-    return kind, detail
+    cause: BaseException | None = exc
+    # A chain is a few links long; the bound keeps a cycle from hanging us.
+    for _ in range(8):
+        if cause is None:
+            break
+        try:
+            detail = str(cause)
+        except Exception:  # whatever __str__ raises, the call still has an outcome
+            return kind, "(its message could not be formatted)"
+        if detail:
+            return kind, detail
+        cause = cause.__cause__ or cause.__context__
+        if not isinstance(cause, Exception):
+            # A cancellation under a timeout says nothing about the backend.
+            break
+    return kind, ""
 
 
 def unsupported_mode(mode: str) -> str:

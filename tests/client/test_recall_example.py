@@ -75,6 +75,7 @@ async def test_outage_falls_back_to_keywords_then_full_then_short(
     assert [m["text"] for m in second["messages"]] == ["The boiler is serviced every March"]
     adv = second["advisory"]
     assert is_full(adv)
+    assert adv["severity"] == "fault"
     assert "500" in adv["evidence"] and f":{embedding_server.port}" in adv["evidence"]
     assert "CPERSONA_DEGRADED_ADVISORY" not in adv["runbook"]  # this health was not told its name
 
@@ -123,6 +124,7 @@ async def test_mode_none_answers_by_keyword_with_a_hint(store: cp.MemoryStore) -
     first = await cp.recall("passport", store, mode="none", client=None, health=h)
     assert [m["text"] for m in first["messages"]] == ["Passport expires in 2027"]
     assert first["advisory"]["reason"] == "embedding_not_configured"
+    assert first["advisory"]["severity"] == "hint"
     assert is_full(first["advisory"])
     second = await cp.recall("tea", store, mode="none", client=None, health=h)
     assert not is_full(second["advisory"])
