@@ -15,8 +15,7 @@ from typing import Any
 
 import httpx
 
-from embedding_client import EmbeddingClient
-from embedding_client.outcome import Evidence, evidence_of
+from embedding_client import EmbeddingClient, Evidence, evidence_of
 
 __all__ = ["DEFAULT_TEXT", "MODES", "ProbeResult", "ProbeUsageError", "hints", "probe", "run_probe"]
 

@@ -17,8 +17,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from embedding_client import EmbeddingClient, EmbedOutcome
-from embedding_client.outcome import evidence_of
+from embedding_client import EmbeddingClient, EmbedOutcome, evidence_of
 from plait.conformance.servers import EmbeddingServer, vector_for
 
 TEXTS = ["alpha", "beta"]
@@ -234,6 +233,17 @@ async def test_an_exception_that_cannot_be_formatted_is_still_an_outcome(
     assert outcome.error is not None
     assert outcome.error.startswith(f"mode=http / POST http://h:1/e failed: {type(error).__name__}: ")
     assert caplog.messages == [outcome.error]
+
+
+async def test_no_timeout_at_all_still_gives_an_outcome_for_a_transport_timeout() -> None:
+    def stall(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("")
+
+    async with EmbeddingClient(
+        "http", http_url="http://h:1/e", timeout=None, transport=httpx.MockTransport(stall)
+    ) as c:
+        _, outcome = await c.embed_with_outcome(["a"])
+    assert outcome.error == "mode=http / POST http://h:1/e failed: ReadTimeout: no answer within None s"
 
 
 # --- the byte budget holds while decoding ------------------------------------------

@@ -120,6 +120,11 @@ def _header_problem(value: str) -> str | None:
     return None
 
 
+def _seconds(limit: float | None) -> str:
+    """``1 s``, ``0.25 s``: a timeout as the evidence names it (and never a reason to raise)."""
+    return f"{limit:g} s" if isinstance(limit, int | float) else f"{limit!r} s"
+
+
 def _rendered(url: str) -> tuple[str, ...]:
     """*url* as httpx prints it in its messages (default port dropped, case normalised)."""
     try:
@@ -171,7 +176,7 @@ class EmbeddingClient:
         model: str = "",
         cache_size: int = 256,
         cache_ttl: float = 300,
-        timeout: float = 30,
+        timeout: float | None = 30,
         *,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_width: int = DEFAULT_MAX_WIDTH,
@@ -320,7 +325,7 @@ class EmbeddingClient:
         except httpx.TimeoutException as exc:
             # httpx's timeouts often carry no message; the limit is the detail.
             kind, detail = describe(exc)
-            evidence = self._redactor.failure(kind, detail or f"no answer within {self.timeout:g} s", call.status)
+            evidence = self._redactor.failure(kind, detail or f"no answer within {_seconds(self.timeout)}", call.status)
             return None, self._failed(evidence)
         except Exception as exc:
             # Transport errors, status errors and ResponseRejected alike;
@@ -338,7 +343,7 @@ class EmbeddingClient:
 
     def _deadline_passed(self, call: _Call) -> Evidence:
         """The evidence for a call its deadline cut short, named by where it was."""
-        deadline = f"the {self.timeout:g} s deadline"
+        deadline = f"the {_seconds(self.timeout)} deadline"
         if call.status is not None and not 200 <= call.status < 300:
             # The status is the backend's answer; the unfinished body is the aside.
             detail = _status_detail(call.status, call.reason, bytes(call.head))
