@@ -71,9 +71,9 @@ async def test_every_drip_ends_at_the_calls_deadline(
 
 async def test_per_phase_timeouts_stay_inside_the_deadline(embedding_server: EmbeddingServer) -> None:
     # A server that is merely slow: the same timeout name as httpx's own.
-    async with EmbeddingClient("http", http_url=embedding_server.url("slow"), timeout=0.3) as client:
+    async with EmbeddingClient("http", http_url=embedding_server.url("slow"), timeout=0.2) as client:
         elapsed, outcome = await timed_call(client, TEXTS)
-    assert elapsed < 0.3 + SLACK
+    assert elapsed < 0.2 + SLACK
     evidence = evidence_of(outcome)
     assert evidence is not None and evidence.kind == "ReadTimeout" and evidence.status is None
 
@@ -81,23 +81,23 @@ async def test_per_phase_timeouts_stay_inside_the_deadline(embedding_server: Emb
 async def test_an_outer_cancellation_still_propagates(embedding_server: EmbeddingServer) -> None:
     async with EmbeddingClient("http", http_url=embedding_server.url("by-text"), timeout=5, cache_size=0) as client:
         task = asyncio.create_task(client.embed_with_outcome(["drip-body|x"]))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         # The caller's own, shorter deadline is the caller's to see.
         started = time.monotonic()
         with pytest.raises(TimeoutError):
-            async with asyncio.timeout(0.3):
+            async with asyncio.timeout(0.2):
                 await client.embed_with_outcome(["drip-body|y"])
-        assert time.monotonic() - started < 0.3 + SLACK
+        assert time.monotonic() - started < 0.2 + SLACK
         # The cancelled calls gave back their connections.
         value, outcome = await client.embed_with_outcome(["fine"])
         assert outcome.ok and value == [vector_for("fine")]
 
 
 async def test_the_pool_is_usable_after_a_deadline(embedding_server: EmbeddingServer) -> None:
-    async with EmbeddingClient("http", http_url=embedding_server.url("by-text"), timeout=0.2, cache_size=0) as client:
+    async with EmbeddingClient("http", http_url=embedding_server.url("by-text"), timeout=0.1, cache_size=0) as client:
         for behaviour in ("drip-body", "endless-1xx", "drip-error-body", "reset-mid-body"):
             _, failed = await client.embed_with_outcome([f"{behaviour}|x"])
             assert not failed.ok, behaviour

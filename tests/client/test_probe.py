@@ -157,7 +157,6 @@ def test_a_key_with_a_stray_newline_is_named_and_nothing_is_sent(embedding_serve
     [
         ("redirect", "The backend redirects; the client never follows"),
         ("status-503", "The backend failed the request"),
-        ("drip-body", "did not answer in time"),
         ("reset-mid-body", "Is the embedding process alive"),
     ],
 )
