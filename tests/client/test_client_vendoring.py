@@ -64,3 +64,34 @@ def test_client_imports_with_only_stdlib_and_httpx(tmp_path: Path) -> None:
         and root not in ("embedding_client", "__main__")
     ]
     assert foreign == [], f"the client pulled in {foreign}"
+
+
+HEALTH_PROBE = """
+import sys
+sys.modules["httpx"] = None  # any import of httpx now fails
+sys.path[:0] = [{path!r}]
+from lone import health
+h = health.EmbeddingHealth()
+h.observe_config("none")
+print(h.maybe_advisory()["severity"])
+"""
+
+
+def test_health_and_the_evidence_record_need_only_the_standard_library(tmp_path: Path) -> None:
+    # health reads the evidence record from outcome.py; together they must
+    # stay usable by a service that feeds outcomes from its own wrapper.
+    package = tmp_path / "lone"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    client_dir = Path(embedding_client.__file__).parent
+    for name in ("health.py", "outcome.py"):
+        shutil.copy2(client_dir / name, package / name)
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", HEALTH_PROBE.format(path=str(tmp_path))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "hint"

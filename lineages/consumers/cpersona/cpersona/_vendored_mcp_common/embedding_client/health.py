@@ -99,10 +99,12 @@ DEFAULT_MAX_SESSIONS = 4096
 
 
 class Outcome(Protocol):
-    """The three fields health reads; :class:`EmbedOutcome` has them.
+    """The three fields health needs; :class:`EmbedOutcome` has them.
 
-    A Protocol rather than an import so a service may feed outcomes from its
-    own wrappers, and so this module stays importable on its own.
+    A Protocol rather than the class so a service may feed outcomes from its
+    own wrappers or from another copy of the client.  When an outcome also
+    carries this client's evidence record, health reads the endpoint and the
+    port from it (`evidence_of`); otherwise it uses ``error`` as it is.
     """
 
     @property
