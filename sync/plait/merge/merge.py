@@ -35,6 +35,8 @@ from .tree import Texts, body_keys, branch_key, describe
 _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace, cst.Comma)
 
 
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+
 _BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
 
 
@@ -124,20 +126,42 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
 
 
 def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
-    """(names read, names assigned) by some statements, or None if they do not parse alone."""
+    """(names read, names assigned) by some statements in their own scope, or None if they do not parse alone.
+
+    A function's body runs later, in its own scope: only what a definition
+    evaluates on the spot (its name, decorators, defaults, a class's bases)
+    belongs to the place it is inserted at.
+    """
     try:
         tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
     except (SyntaxError, ValueError, RecursionError):
         return None
     read: set[str] = set()
     assigned: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (assigned if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
+    while todo:
+        node, here = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                assigned.add(node.name)
+                todo += [(d, here) for d in node.decorator_list]
+            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
+            continue
+        if isinstance(node, ast.ClassDef):
             assigned.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
+            todo += [(stmt, False) for stmt in node.body]
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if here:
+                    assigned.add(node.id)
+            else:
+                read.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
             assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
     return read, assigned
 
 
@@ -182,7 +206,9 @@ class Merger:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
-        slots = sequence_order(len(bl), o_map, t_map)
+        free = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
+        free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
+        slots = sequence_order(len(bl), o_map, t_map, free)
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
         b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
 
