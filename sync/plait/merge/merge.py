@@ -28,7 +28,7 @@ from .conflicts import MergeConflict, PendingConflict, Sentinels
 from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order, side_map
-from .tree import Texts, body_keys, branch_key, describe
+from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -355,6 +355,10 @@ class Merger:
             if self.cosmetic(b, present):
                 self.drop(side, b, scope, f"{gone} deleted it")
                 return []
+            if self._carried_by_moves(b, present, gone, side):
+                # A renamed class or function: the deleting side moved the
+                # body elsewhere, and the other side's edits went with it.
+                return []
             what = describe(b, self.texts) or "a statement"
             exc = MergeConflict("delete/modify", what, deleter=gone)
             versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
@@ -450,6 +454,30 @@ class Merger:
         if isinstance(getattr(node, "comma", None), cst.Comma):
             return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
+
+    def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
+        """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
+
+        Then deleting *b* loses nothing: the edits follow the moved
+        statements to their new home.  An edit to the header itself
+        (decorators, signature, bases) has nowhere to go, so it does not count.
+        """
+        if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
+            return False
+        skeleton = _Skeleton()
+        if self.texts.fresh(b.visit(skeleton)) != self.texts.fresh(present.visit(skeleton)):
+            return False
+        body, edited = block_body(b.body), block_body(present.body)
+        if body is None or edited is None:
+            return False
+        moved, kept = self.match[mover].moved, self.match[editor]
+        if any(kept.origin(x) is None for x in edited):
+            return False  # an addition inside the deleted definition
+        for stmt in body:
+            version = kept.partner(stmt)
+            if version is not None and self.texts.of(version) != self.texts.of(stmt) and id(stmt) not in moved:
+                return False
+        return True
 
     def cosmetic(self, base: Any, version: Any) -> bool:
         """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
