@@ -178,9 +178,15 @@ def _lists_names(node: Any) -> bool:
 class Merger:
     """Holds the matched trees and walks them once, top down."""
 
-    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels) -> None:
+    def __init__(
+        self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels, longest: int = 10**9
+    ) -> None:
         self.texts = texts
         self.sentinels = sentinels
+        # The longest line of the inputs: a merged line may not pass it where
+        # a side's split layout avoids that.
+        self.longest = longest
+        self.layout: Side = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -377,7 +383,7 @@ class Merger:
         if co == ct:
             return [o]
         try:
-            node = self.merge_node(b, o, t, scope)
+            node = self._narrow(self.merge_node(b, o, t, scope), b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
             if self.cosmetic(b, o):
@@ -389,6 +395,37 @@ class Merger:
             what = describe(b, self.texts) or "a statement"
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
+
+    def _narrow(self, node: Any, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        """*node*, or the same merge in theirs' layout when ours' would pass the file's longest line.
+
+        Ours' layout wins, but a one-line import or call that gained theirs'
+        elements must not become a 200-character line when theirs already
+        split it over lines: then it is split as theirs has it.
+        """
+        indent = self._indent_of(o)
+        if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
+            return node
+        if "\n" not in self.texts.fresh(t).strip("\r\n"):
+            return node
+        self.layout = "theirs"
+        try:
+            relaid = self.merge_node(b, o, t, scope)
+        except MergeConflict:
+            return node
+        finally:
+            self.layout = "ours"
+        return relaid if self._width(relaid, indent) < self._width(node, indent) else node
+
+    def _indent_of(self, stmt: Any) -> int:
+        """Columns the captured statement is indented by (fresh prints start at zero)."""
+        captured = self.texts.of(stmt).lstrip("\r\n")
+        first = next((line for line in captured.splitlines() if line.strip() and not line.strip().startswith("#")), "")
+        return len(first) - len(first.lstrip())
+
+    def _width(self, node: Any, indent: int) -> int:
+        text = self.texts.fresh(node.with_changes(leading_lines=()) if hasattr(node, "leading_lines") else node)
+        return indent + max((len(line) for line in text.splitlines()), default=0)
 
     def _validate(self, node: Any, base: Any) -> None:
         """A merged statement must still be Python; libcst will happily print one that is not."""
@@ -540,7 +577,7 @@ class Merger:
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
         if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
-            return ov
+            return tv if self.layout == "theirs" else ov
         winner = self._real_over_cosmetic(bv, ov, tv, scope)
         if winner is not None:
             return winner
@@ -576,9 +613,13 @@ class Merger:
         changes: dict[str, Any] = {}
         for f in dataclasses.fields(b):
             name = f.name
-            if name in skip or name in _BRACKETS:
-                # Both sides changed this node; its brackets follow ours'
-                # layout, as its separators do.
+            if name in skip:
+                continue
+            if name in _BRACKETS:
+                # Both sides changed this node; its brackets follow the
+                # layout side, as its separators do.
+                if self.layout == "theirs" and not self.same(getattr(o, name), getattr(t, name)):
+                    changes[name] = getattr(t, name)
                 continue
             bv, ov, tv = getattr(b, name), getattr(o, name), getattr(t, name)
             merged = self.merge_value(bv, ov, tv, b, name, scope)
@@ -793,15 +834,15 @@ class Merger:
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of ours' layout.
+        """Give every element the separator of the layout side's layout (ours, unless too wide).
 
-        Ours' layout always wins, brackets included (see `merge_fields`): an
+        That layout wins whole, brackets included (see `merge_fields`): an
         element inserted from theirs, or one that stopped being last, takes
         ours' separator.  Mixing one side's parentheses with the other side's
         line breaks is how a bracketed import loses its parentheses while its
         names still span lines.
         """
-        layout = ol or tl or bl
+        layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
         if not layout:
             return merged
         sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)

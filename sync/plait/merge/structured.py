@@ -45,7 +45,8 @@ def structured_merge(
         texts.capture(module)
     matcher = StatementMatcher(texts, deadline)
     sentinels = Sentinels(base, ours, theirs)
-    merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels)
+    longest = max(len(line) for text in (base, ours, theirs) for line in [*text.splitlines(), ""])
+    merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels, longest)
     merged = merger.merge_module(bm, om, tm)
     text, conflicts = render(merged, merger.pending, sentinels, markers)
     return text, conflicts, merger.dropped
