@@ -25,6 +25,7 @@ from typing import Any
 import libcst as cst
 
 from .conflicts import MergeConflict, PendingConflict, Sentinels
+from .lines import merge_lines
 from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order, side_map
@@ -598,6 +599,8 @@ class Merger:
                 return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
             if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
                 return self.merge_definition(b, o, t, scope)
+            if isinstance(b, cst.SimpleString):
+                return self.merge_string(b, o, t)
             if _lists_names(b):
                 # `__all__` and `__slots__` are sets of names spelled as lists: their entries commute.
                 self.commutative_ids.add(id(b.value))
@@ -626,6 +629,20 @@ class Merger:
             if merged is not ov:
                 changes[name] = merged
         return o.with_changes(**changes) if changes else o
+
+    def merge_string(self, b: cst.SimpleString, o: cst.SimpleString, t: cst.SimpleString) -> cst.SimpleString:
+        """A multi-line string both sides edited, merged line by line as git would.
+
+        A docstring is prose: two sides rewording different lines of it made
+        no conflicting change, and the line merge sees that.
+        """
+        quotes = {x.prefix + x.quote for x in (b, o, t)}
+        if len(quotes) != 1 or len(b.quote) != 3 or "\n" not in b.value:
+            raise MergeConflict("modify/modify")
+        lines = merge_lines(b.value, o.value, t.value)
+        if not lines.clean:
+            raise MergeConflict("modify/modify")
+        return o.with_changes(value=lines.text)
 
     # -- definitions ---------------------------------------------------------------
     def merge_definition(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
