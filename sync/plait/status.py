@@ -1,0 +1,89 @@
+"""Where each lineage stands: its source, its base, what is pending, what it carries.
+
+Status is a sync that writes nothing: each lineage is planned against its
+source as it is now, and the plan's applied lines are the pending changes,
+its kept lines the lineage-only features.  It reads only the workspace and
+the store, so it answers the same in a shallow clone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .merge import DEFAULT_BUDGET
+from .sync import FileConflict, ReportLine, plan_lineage
+from .workspace import Workspace
+
+__all__ = ["LineageStatus", "status"]
+
+State = Literal["up-to-date", "behind", "conflicted", "never-synced", "waiting", "error"]
+
+
+@dataclass
+class LineageStatus:
+    """One lineage's row in `plait status`.
+
+    source_now: the source's current state (commit, else content tree id).
+    base: the source state last synced from.
+    """
+
+    name: str
+    source: str
+    state: State
+    source_now: str = ""
+    base: str = ""
+    pending: list[ReportLine] = field(default_factory=list)
+    kept: list[ReportLine] = field(default_factory=list)
+    conflicts: list[FileConflict] = field(default_factory=list)
+    conflicted_files: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lineage": self.name,
+            "source": self.source,
+            "state": self.state,
+            "source_now": self.source_now,
+            "base": self.base,
+            "pending": [line.to_json() for line in self.pending],
+            "kept": [line.to_json() for line in self.kept],
+            "conflicts": [c.to_json() for c in self.conflicts],
+            "conflicted_files": self.conflicted_files,
+            "reason": self.reason,
+        }
+
+
+def status(ws: Workspace, names: list[str] | None = None, *, budget: float = DEFAULT_BUDGET) -> list[LineageStatus]:
+    """The status of *names* (default every lineage), in dependency order."""
+    state = ws.store.state()
+    rows: list[LineageStatus] = []
+    for lineage in ws.sync_order(names):
+        record = state.record(lineage.name)
+        row = LineageStatus(lineage.name, lineage.syncs_from, "up-to-date")
+        rows.append(row)
+        if record is None:
+            row.state = "never-synced"
+            row.reason = f"no recorded base: run `plait adopt {lineage.name}`"
+            continue
+        row.base = f"{record.source}@{record.base.short}"
+        if record.conflicted:
+            row.state = "conflicted"
+            row.conflicted_files = list(record.conflicted_files)
+            row.reason = f"resolve, then `plait sync --continue {lineage.name}` (or --abort)"
+            continue
+        plan = plan_lineage(ws, lineage, state, budget=budget)
+        if plan.new_base is not None:
+            row.source_now = f"{plan.source.name}@{plan.new_base.short}"
+        if plan.outcome == "refused":
+            row.state, row.reason = "error", plan.reason
+            continue
+        if plan.outcome == "skipped":
+            row.state, row.reason = "waiting", plan.reason
+            continue
+        row.pending = plan.applied()
+        row.kept = plan.kept()
+        row.conflicts = plan.conflicts
+        if plan.outcome in ("synced", "conflicted"):
+            row.state = "behind"
+    return rows
