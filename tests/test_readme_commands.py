@@ -22,19 +22,37 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_cmd in ci
 
 
-def test_main_job_merges_upstream_into_the_sibling_lineage() -> None:
+def _git_status() -> str:
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--", "lineages", "client"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+
+
+def test_main_job_shows_status_sync_and_diff_and_leaves_the_repository_clean() -> None:
     main, _ = _readme_commands()
     install, _, job = main.partition(" && ")
     assert install.startswith("python3 -m pip install -e .")
     argv = shlex.split(job)
     assert argv[0] == "plait"
-    proc = subprocess.run([sys.executable, "-m", "plait", *argv[1:]], cwd=ROOT, capture_output=True, text=True)
+    before = _git_status()
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
-    merged = proc.stdout
-    wrapper, _, rest = merged.partition("async def embed_with_outcome")
-    # embed() became the wrapper; the sibling's uds branch and broader catch moved with the dispatch.
-    assert "await self.embed_with_outcome(texts)" in wrapper
-    assert 'elif self.mode == "uds":' in rest
-    assert "except (httpx.HTTPError, ValueError, OSError, json.JSONDecodeError) as exc:" in rest
-    assert "async def _embed_uds" in rest
-    assert "kept" in proc.stderr and "applied" in proc.stderr
+    lines = proc.stdout.splitlines()
+    # Piped, every row is one line: a lineage's status, a sync report line, a diff member.
+    status = next(line for line in lines if line.startswith("sibling  upstream@"))
+    assert "embedding.py: + EmbeddingClient.embed_with_outcome" in status and "behind" in status
+    assert any(line.startswith('sibling  embedding.py  kept: branch self.mode == "uds"') for line in lines)
+    assert any(line.startswith("sibling  embedding.py  kept: except type TimeoutError") for line in lines)
+    assert "sibling  outcome.py  + file outcome.py" in lines
+    assert any(line.startswith("sibling: synced; wrote") and "outcome.py" in line for line in lines)
+    assert "a second sync would change 0 file(s)" in lines
+    # After the sync the sibling carries embed_with_outcome with its own uds branch and wider except inside.
+    member = next(
+        line for line in lines if line.startswith("embedding.py  EmbeddingClient.embed_with_outcome  changed:")
+    )
+    assert 'branch self.mode == "uds" added' in member
+    assert "except httpx.TimeoutException widened: + TimeoutError" in member
+    assert not any(line.startswith("embedding.py  EmbeddingClient.embed_with_outcome  only in") for line in lines)
+    assert _git_status() == before, "the main job wrote into the repository"
