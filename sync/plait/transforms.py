@@ -21,6 +21,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
@@ -365,8 +366,24 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
         for assignment in scope.assignments:
             if isinstance(assignment, ImportAssignment) and assignment.node is node:
                 for access in assignment.references:
-                    _replace_use(access.node, parents, rewrite, replace)
+                    if _bound_by_imports(access.node, scopes):
+                        _replace_use(access.node, parents, rewrite, replace)
     return replace
+
+
+def _bound_by_imports(used: cst.CSTNode, scopes: Mapping[cst.CSTNode, Any]) -> bool:
+    """Whether the head name of *used* means an import where it is used.
+
+    libcst files an access to ``a.b`` under ``import a.b`` even inside a
+    function whose parameter is called ``a``; the head name's own scope says
+    whether something closer shadows the import.
+    """
+    prefixes = _prefixes(used)
+    head = prefixes[0] if prefixes else None
+    scope = scopes.get(head) if head is not None else None
+    if not isinstance(head, cst.Name) or scope is None:
+        return False
+    return all(isinstance(a, ImportAssignment) for a in scope[head.value])
 
 
 def _prefixes(node: cst.CSTNode) -> list[cst.CSTNode]:
