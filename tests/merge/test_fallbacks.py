@@ -64,12 +64,12 @@ def test_bracketed_import_keeps_ours_layout_whole() -> None:
 
 def test_an_engine_bug_degrades_to_a_flagged_line_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     """As a git driver, a traceback would read as 'conflicts' with no markers at all."""
-    from plait.merge import engine
+    from plait.merge import structured
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("boom")
 
-    monkeypatch.setattr(engine.StatementMatcher, "match", broken)
+    monkeypatch.setattr(structured.StatementMatcher, "match", broken)
     result = merge3(BASE, OURS, THEIRS)
     assert result.strategy == "line-fallback"
     assert [c.kind for c in result.conflicts][0] == "internal"
