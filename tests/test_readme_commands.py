@@ -41,8 +41,8 @@ def test_main_job_shows_status_sync_and_diff_and_leaves_the_repository_clean() -
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     # Piped, every row is one line: a lineage's status, a sync report line, a diff member.
-    status = next(line for line in lines if line.startswith("sibling  upstream@"))
-    assert "embedding.py: + EmbeddingClient.embed_with_outcome" in status and "behind" in status
+    status = next(line for line in lines if line.startswith("sibling  behind  pending "))
+    assert "embedding.py: + EmbeddingClient.embed_with_outcome" in status
     assert any(line.startswith('sibling  embedding.py  kept: branch self.mode == "uds"') for line in lines)
     assert any(line.startswith("sibling  embedding.py  kept: except type TimeoutError") for line in lines)
     assert "sibling  outcome.py  + file outcome.py" in lines

@@ -8,12 +8,14 @@ the store, so it answers the same in a shallow clone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .merge import DEFAULT_BUDGET
+from .store import State as SyncState
 from .sync import FileConflict, ReportLine, plan_lineage
-from .workspace import Workspace
+from .workspace import Lineage, Workspace
 
 __all__ = ["LineageStatus", "status"]
 
@@ -54,36 +56,50 @@ class LineageStatus:
         }
 
 
-def status(ws: Workspace, names: list[str] | None = None, *, budget: float = DEFAULT_BUDGET) -> list[LineageStatus]:
-    """The status of *names* (default every lineage), in dependency order."""
+def status(
+    ws: Workspace,
+    names: list[str] | None = None,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    progress: Callable[[LineageStatus], None] | None = None,
+) -> list[LineageStatus]:
+    """The status of *names* (default every lineage), in dependency order.
+
+    *progress* is called with each row as it is done (a multi-lineage run
+    takes a merge per file).
+    """
     state = ws.store.state()
     rows: list[LineageStatus] = []
     for lineage in ws.sync_order(names):
-        record = state.record(lineage.name)
-        row = LineageStatus(lineage.name, lineage.syncs_from, "up-to-date")
+        row = _row(ws, lineage, state, budget)
         rows.append(row)
-        if record is None:
-            row.state = "never-synced"
-            row.reason = f"no recorded base: run `plait adopt {lineage.name}`"
-            continue
-        row.base = f"{record.source}@{record.base.short}"
-        if record.conflicted:
-            row.state = "conflicted"
-            row.conflicted_files = list(record.conflicted_files)
-            row.reason = f"resolve, then `plait sync --continue {lineage.name}` (or --abort)"
-            continue
-        plan = plan_lineage(ws, lineage, state, budget=budget)
-        if plan.new_base is not None:
-            row.source_now = f"{plan.source.name}@{plan.new_base.short}"
-        if plan.outcome == "refused":
-            row.state, row.reason = "error", plan.reason
-            continue
-        if plan.outcome == "skipped":
-            row.state, row.reason = "waiting", plan.reason
-            continue
-        row.pending = plan.applied()
-        row.kept = plan.kept()
-        row.conflicts = plan.conflicts
+        if progress is not None:
+            progress(row)
+    return rows
+
+
+def _row(ws: Workspace, lineage: Lineage, state: SyncState, budget: float) -> LineageStatus:
+    record = state.record(lineage.name)
+    row = LineageStatus(lineage.name, lineage.syncs_from, "up-to-date")
+    if record is None:
+        row.state = "never-synced"
+        row.reason = f"no recorded base: run `plait adopt {lineage.name}`"
+        return row
+    row.base = f"{record.source}@{record.base.short}"
+    if record.conflicted:
+        row.state = "conflicted"
+        row.conflicted_files = list(record.conflicted_files)
+        row.reason = f"resolve, then `plait sync --continue {lineage.name}` (or --abort)"
+        return row
+    plan = plan_lineage(ws, lineage, state, budget=budget)
+    if plan.new_base is not None:
+        row.source_now = f"{plan.source.name}@{plan.new_base.short}"
+    if plan.outcome == "refused":
+        row.state, row.reason = "error", plan.reason
+    elif plan.outcome == "skipped":
+        row.state, row.reason = "waiting", plan.reason
+    else:
+        row.pending, row.kept, row.conflicts = plan.applied(), plan.kept(), plan.conflicts
         if plan.outcome in ("synced", "conflicted"):
             row.state = "behind"
-    return rows
+    return row

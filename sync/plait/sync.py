@@ -33,6 +33,7 @@ from . import gitops
 from .atomic import WriteBatch
 from .errors import PlaitError, UnparsableSource
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
+from .merge.conflicts import ConflictKind
 from .store import Snapshot, State, SyncRecord, digest_of
 from .transforms import rewrite_tree
 from .workspace import Copy, Lineage, Workspace
@@ -433,7 +434,7 @@ def _plan_file(
         if theirs == base:
             return FilePlan(name, src, "kept", None, None)
         return _whole_file_conflict(
-            name, src, None, "modify/delete", "the lineage deleted this file; the source changed it"
+            name, src, None, "delete/modify", "the lineage deleted this file; the source changed it"
         )
     if not python:
         if theirs == base or ours == theirs:
@@ -448,7 +449,7 @@ def _plan_file(
     return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
 
 
-def _whole_file_conflict(name: str, src: str, before: str | None, kind: str, reason: str) -> FilePlan:
+def _whole_file_conflict(name: str, src: str, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
     # The file is left as the lineage has it; the maintainer decides
     # (delete it or keep it), then runs --continue.
     return FilePlan(

@@ -49,7 +49,7 @@ def test_status_piped_prints_one_grepable_line_per_lineage_with_full_node_paths(
     (line,) = [line for line in proc.stdout.splitlines() if line.startswith("fork  ")]
     assert "core.py: + Client.fetch_many" in line
     assert 'core.py: branch self.mode == "uds" in Client.fetch' in line
-    assert line.endswith("  behind")
+    assert line.startswith("fork  behind  pending ")
 
 
 def test_status_check_exits_1_when_a_lineage_is_behind_and_0_when_it_is_not(behind) -> None:

@@ -334,3 +334,29 @@ def test_commit_puts_a_git_backed_lineage_on_a_sync_branch(tmp_path: Path) -> No
     assert 'kept: branch self.mode == "uds"' in message
     assert not repo.is_dirty(untracked_files=True)
     assert "def fetch_many" in repo.git.show(f"{branch}:src/forklib/core.py")
+
+
+def test_a_file_the_lineage_deleted_stays_deleted_unless_the_source_changed_it(scenario) -> None:
+    (scenario.fork / "errors.py").unlink()
+    scenario.write_canonical({"client.py": CLIENT_V2})
+
+    quiet = sync(scenario.ws(), dry_run=True)
+    assert "kept: deleted file errors.py" in _texts(quiet)[1] and not quiet.plans[0].conflicts
+
+    write_tree(scenario.canonical, {"errors.py": '"""Errors."""\n\n\nclass Failure(Exception):\n    """Changed."""\n'})
+    loud = sync(scenario.ws())
+    assert loud.exit_code == 1
+    assert [(c.file, c.kind) for c in loud.plans[0].conflicts] == [("errors.py", "delete/modify")]
+    assert "the lineage deleted this file" in loud.plans[0].conflicts[0].reason
+    assert not (scenario.fork / "errors.py").exists()
+
+
+def test_a_file_both_added_with_different_contents_is_a_conflict(scenario) -> None:
+    write_tree(scenario.canonical, {"retry.py": "ATTEMPTS = 3\n"})
+    write_tree(scenario.fork, {"retry.py": "ATTEMPTS = 5\n"})
+
+    report = sync(scenario.ws())
+
+    assert report.exit_code == 1
+    assert {c.file for c in report.plans[0].conflicts} == {"retry.py"}
+    assert "<<<<<<<" in (scenario.fork / "retry.py").read_text()

@@ -35,6 +35,7 @@ from ..errors import PlaitError
 __all__ = [
     "JSON_SCHEMA",
     "ColorMode",
+    "Items",
     "Output",
     "PlainTable",
     "color_option",
@@ -74,32 +75,56 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
     )
 
 
+@dataclass(frozen=True)
+class Items:
+    """A counted list in one cell: ``pending 2: a, b`` in a pipe, one item per line in a terminal."""
+
+    label: str
+    items: Sequence[str]
+
+    def plain(self) -> str:
+        listed = f": {', '.join(self.items)}" if self.items else ""
+        return f"{self.label} {len(self.items)}{listed}"
+
+    def lines(self) -> str:
+        head = f"{self.label} {len(self.items)}" + (":" if self.items else "")
+        return "\n".join([head, *self.items])
+
+
+Cell = str | Items
+
+
 @dataclass
 class PlainTable:
     """A table that stays readable in a terminal and grep-able in a pipe.
 
-    In a pipe each row prints as one line, its cells in full, separated by
-    two spaces; empty cells print as ``-`` so the columns stay countable.
+    A cell is a string or `Items`.  In a terminal only the columns named in
+    *wrap* may wrap (the others keep ids and names whole).  In a pipe each
+    row prints as one line, its cells in full, separated by two spaces;
+    empty cells print as ``-`` so the columns stay countable.
     """
 
     title: str
     columns: Sequence[str]
-    rows: list[tuple[list[str], str | None]] = field(default_factory=list)
+    wrap: Sequence[str] = ()
+    rows: list[tuple[list[Cell], str | None]] = field(default_factory=list)
 
-    def add(self, *cells: str, style: str | None = None) -> None:
-        self.rows.append(([str(c) for c in cells], style))
+    def add(self, *cells: Cell, style: str | None = None) -> None:
+        self.rows.append((list(cells), style))
 
     def render(self, console: Console) -> None:
         if console.is_terminal:
             table = Table(title=self.title or None, title_justify="left")
             for name in self.columns:
-                table.add_column(name, overflow="fold")
+                wraps = name in self.wrap
+                table.add_column(name, overflow="fold", no_wrap=not wraps, min_width=12 if wraps else None)
             for cells, style in self.rows:
-                table.add_row(*cells, style=style)
+                table.add_row(*(c.lines() if isinstance(c, Items) else c for c in cells), style=style)
             console.print(table)
             return
         for cells, _style in self.rows:
-            console.print(Text("  ".join(c if c else "-" for c in cells)), soft_wrap=True)
+            flat = [c.plain() if isinstance(c, Items) else c for c in cells]
+            console.print(Text("  ".join(c if c else "-" for c in flat)), soft_wrap=True)
 
 
 @dataclass
@@ -130,8 +155,8 @@ class Output:
         else:
             self.line(f"== {text} ==")
 
-    def table(self, title: str, columns: Sequence[str]) -> PlainTable:
-        return PlainTable(title, columns)
+    def table(self, title: str, columns: Sequence[str], *, wrap: Sequence[str] = ()) -> PlainTable:
+        return PlainTable(title, columns, wrap)
 
     def emit_json(self, data: dict[str, Any], *, inputs: dict[str, Any]) -> None:
         """Print *data* as the command's JSON document, with the schema and inputs."""
