@@ -24,6 +24,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from . import gitops
 from .atomic import WriteBatch
 from .errors import PlaitError
 from .store import STORE_DIR, Store
@@ -426,6 +427,7 @@ class Workspace:
         confinement is refused with the path named; so is a file that is
         not UTF-8 text.
         """
+        self.checkout(copy)
         top = root or copy.root
         if not top.is_dir():
             raise PlaitError(f"{copy.name}: no such directory", path=str(top))
@@ -452,6 +454,20 @@ class Workspace:
                 except UnicodeDecodeError:
                     raise PlaitError(f"{copy.name}: not UTF-8 text", path=str(path)) from None
         return out
+
+    def checkout(self, copy: Copy | Consumer) -> None:
+        """Clone a copy that lives in a remote repository, once, under ``.plait/clones/``.
+
+        Later runs use the clone as it is (plait does not fetch behind your
+        back); the clones directory ignores itself so it is never committed.
+        """
+        if copy.git is None or not copy.git.is_remote:
+            return
+        clones = self.store.root / "clones"
+        gitops.clone(copy.git.url, clones / copy.name, copy.git.ref)
+        ignore = clones / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# plait's clones of remote copies: never committed\n*\n", encoding="utf-8")
 
     def target(self, copy: Copy, rel: str) -> Path:
         """Where *rel* of *copy* is written; refused if that leaves the copy."""

@@ -360,3 +360,28 @@ def test_a_file_both_added_with_different_contents_is_a_conflict(scenario) -> No
     assert report.exit_code == 1
     assert {c.file for c in report.plans[0].conflicts} == {"retry.py"}
     assert "<<<<<<<" in (scenario.fork / "retry.py").read_text()
+
+
+def test_a_source_in_a_remote_repository_is_cloned_into_the_store_and_synced_from(scenario, tmp_path: Path) -> None:
+    remote = tmp_path / "canonical-remote"
+    shutil.copytree(scenario.canonical, remote / "corelib")
+    write_tree(remote / "corelib", {"client.py": CLIENT_V2})
+    repo = git.Repo.init(remote, initial_branch="main")
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "canonical maintainer")
+        config.set_value("user", "email", "canonical@plait.invalid")
+    repo.git.add("-A")
+    repo.index.commit("canonical v2, published")
+    manifest = (scenario.root / "lineages.toml").read_text()
+    remote_source = f'git = "{remote.as_uri()}"\nref = "main"\nsubdir = "corelib"'
+    (scenario.root / "lineages.toml").write_text(manifest.replace('path = "canonical/corelib"', remote_source))
+
+    report = sync(scenario.ws())
+
+    assert report.exit_code == 0
+    assert "def fetch_many" in (scenario.fork / "core.py").read_text()
+    clones = scenario.root / ".plait" / "clones"
+    assert (clones / "canonical" / "corelib" / "client.py").read_text() == CLIENT_V2
+    assert "*" in (clones / ".gitignore").read_text().splitlines()
+    record = scenario.ws().store.state().record("fork")
+    assert record is not None and record.base.commit == repo.head.commit.hexsha
