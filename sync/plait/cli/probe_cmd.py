@@ -37,7 +37,7 @@ def _render(result: ProbeResult, console: Console) -> None:
         console.print(Text(f"  - {hint}"), soft_wrap=True)
 
 
-@click.command()
+@click.command(short_help="Embed one text and say whether embedding works, and if not, why.")
 @click.option(
     "--mode",
     type=click.Choice(MODES),
@@ -63,7 +63,10 @@ def _render(result: ProbeResult, console: Console) -> None:
     help="Seconds to wait for connect and for the answer.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of prose.")
-def probe(mode: str, url: str, text: str, api_key: str, model: str, timeout: float, as_json: bool) -> None:
+@click.option("--pretty", is_flag=True, help="With --json: indent the object for people.")
+def probe(
+    mode: str, url: str, text: str, api_key: str, model: str, timeout: float, as_json: bool, pretty: bool
+) -> None:
     """Embed one text through the client and show the outcome.
 
     Exits 0 when embedding works, 1 when it is degraded, 2 on usage errors.
@@ -76,7 +79,7 @@ def probe(mode: str, url: str, text: str, api_key: str, model: str, timeout: flo
     except ProbeUsageError as exc:
         raise click.UsageError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(result.to_json(), indent=2 if pretty else None))
     else:
         _render(result, Console())
     click.get_current_context().exit(EXIT_OK if result.ok else EXIT_DEGRADED)

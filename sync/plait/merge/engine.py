@@ -34,6 +34,7 @@ _BOM = "\ufeff"
 # Deeper than this (a 3,000-term `a + b + ...`), libcst's native parser can
 # overflow the C stack; such modules get a flagged line merge instead.
 MAX_DEPTH = 3000
+_PARSE_RECURSION = 20_000
 
 
 class _Budget:
@@ -230,12 +231,15 @@ class _Merge:
         self.texts = (base, ours, theirs)
         trees: list[ast.Module] = []
         problems: list[tuple[str, str]] = []
-        for text, name in zip(self.texts, self.names, strict=True):
-            tree, problem = _parse(text, name)
-            if tree is not None:
-                trees.append(tree)
-            if problem:
-                problems.append((name, problem))
+        # The parser's nesting check follows the recursion limit; machine-made
+        # modules (a 4,000-term sum) parse fine with room to recurse.
+        with _deep_recursion(_PARSE_RECURSION):
+            for text, name in zip(self.texts, self.names, strict=True):
+                tree, problem = _parse(text, name)
+                if tree is not None:
+                    trees.append(tree)
+                if problem:
+                    problems.append((name, problem))
         if problems:
             if self.strict:
                 name, problem = problems[0]
@@ -243,10 +247,8 @@ class _Merge:
             return self._line_fallback([f"{p}; used a line-based merge" for _, p in problems])
         depth = max(_depth(tree) for tree in trees)
         if depth > MAX_DEPTH:
-            note = f"an input nests {depth} levels deep, past the structured merge's {MAX_DEPTH}; this is a line merge"
-            deep = Conflict("<module>", "internal", note)
-            lm = self._lines()
-            return MergeResult(lm.text, [deep, *_line_conflicts(lm)], [], "line-fallback", [note])
+            # As for an input that does not parse: git's merge, said so.
+            return self._line_fallback([f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; used a line-based merge"])
         with _deep_recursion(4 * depth + 2000):
             return self._merge(trees[0], trees[1], trees[2])
 
