@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +46,7 @@ __all__ = [
     "SyncReport",
     "abort_sync",
     "continue_sync",
+    "merge_trees",
     "plan_lineage",
     "sync",
 ]
@@ -378,18 +379,23 @@ def _plan(
     # Ours goes through the same transforms: a no-op for a lineage already in
     # its own spelling, and a normalisation when it is not.
     ours_t = rewrite_tree(ours, package=lineage.package, rewrite=rewrite, label=lineage.name)
-    files: list[FilePlan] = []
-    mapped: set[str] = set()
-    for src in sorted(set(base_raw) | set(theirs_raw)):
-        name = lineage.lineage_name(src)
-        mapped.add(name)
+    sources = {lineage.lineage_name(src): src for src in (*base_raw, *theirs_raw)}
+    for name in sources:
         ws.target(lineage, name)
-        where = {"base": f"base of {src}", "ours": str(lineage.root / name), "theirs": str(source.root / src)}
-        files.append(
-            _plan_file(name, src, base_t.get(src), ours.get(name), ours_t.get(name), theirs_t.get(src), budget, where)
-        )
-    for name in sorted(set(ours) - mapped):
-        files.append(FilePlan(name, None, "kept", ours[name], ours[name]))
+
+    def labels(name: str) -> dict[str, str]:
+        src = sources.get(name, name)
+        return {"base": f"base of {src}", "ours": str(lineage.root / name), "theirs": str(source.root / src)}
+
+    files = merge_trees(
+        {lineage.lineage_name(src): text for src, text in base_t.items()},
+        ours_t,
+        {lineage.lineage_name(src): text for src, text in theirs_t.items()},
+        ours_raw=ours,
+        sources=sources,
+        labels=labels,
+        budget=budget,
+    )
     new_base = Snapshot({src: digest_of(text) for src, text in theirs_raw.items()}, commit)
     plan = LineagePlan(lineage, source, "up-to-date", files, record.base, new_base, theirs_raw)
     if plan.conflicts:
@@ -399,7 +405,46 @@ def _plan(
     return plan
 
 
-def _plan_file(
+def merge_trees(
+    base: Mapping[str, str],
+    ours: Mapping[str, str],
+    theirs: Mapping[str, str],
+    *,
+    ours_raw: Mapping[str, str] | None = None,
+    sources: Mapping[str, str] | None = None,
+    protected: Collection[str] = (),
+    labels: Callable[[str], Mapping[str, str]] | None = None,
+    local: str = "the lineage",
+    budget: float = DEFAULT_BUDGET,
+) -> list[FilePlan]:
+    """Merge three versions of a tree of files, file by file, by git's rules.
+
+    All three are keyed by the local copy's file names and already in its
+    namespace (transformed).  *ours_raw* is the local copy as it is on disk
+    (what a file left alone keeps, byte for byte); *sources* names each
+    file's source file for the report; *protected* files are never touched;
+    *labels* names the three inputs of a file for an error; *local* names
+    the local copy in conflict reasons.  This is the core a lineage sync and
+    a re-vendor (issue 9) share.
+    """
+    raw = ours_raw if ours_raw is not None else ours
+    names = sorted(set(base) | set(theirs) | set(ours))
+    plans: list[FilePlan] = []
+    for name in names:
+        src = (sources or {}).get(name, name) if name in base or name in theirs else None
+        if src is None or name in protected:
+            plans.append(FilePlan(name, src, "kept", raw.get(name), raw.get(name)))
+            continue
+        where = labels(name) if labels is not None else {"base": f"base {name}", "ours": name, "theirs": name}
+        plans.append(
+            _merge_file(
+                name, src, base.get(name), raw.get(name), ours.get(name), theirs.get(name), budget, where, local
+            )
+        )
+    return plans
+
+
+def _merge_file(
     name: str,
     src: str,
     base: str | None,
@@ -408,6 +453,7 @@ def _plan_file(
     theirs: str | None,
     budget: float,
     where: Mapping[str, str],
+    local: str,
 ) -> FilePlan:
     python = name.endswith(".py")
     if base is None and theirs is not None:  # new in the source
@@ -419,22 +465,22 @@ def _plan_file(
             result = _merge("", ours, theirs, budget=budget, where=where)
             action: Action = "merged" if result.clean else "conflict"
             return FilePlan(name, src, action, ours_raw, result.text, result, _merge_conflicts(name, result))
-        return _whole_file_conflict(name, src, ours_raw, "add/add", "the source added this file and so did the lineage")
+        return _whole_file_conflict(name, src, ours_raw, "add/add", f"the source added this file and so did {local}")
     if theirs is None:  # deleted in the source
-        assert base is not None
-        if ours is None:
-            return FilePlan(name, src, "unchanged", None, None)
+        if base is None or ours is None:
+            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
         if ours == base:
             return FilePlan(name, src, "deleted", ours_raw, None)
         return _whole_file_conflict(
-            name, src, ours_raw, "delete/modify", "the source deleted this file; the lineage changed it"
+            name, src, ours_raw, "delete/modify", f"the source deleted this file; {local} changed it"
         )
-    assert base is not None
-    if ours is None:  # the lineage deleted it
+    if base is None:  # pragma: no cover - handled above: new in the source
+        raise AssertionError(name)
+    if ours is None:  # the local copy deleted it
         if theirs == base:
             return FilePlan(name, src, "kept", None, None)
         return _whole_file_conflict(
-            name, src, None, "delete/modify", "the lineage deleted this file; the source changed it"
+            name, src, None, "delete/modify", f"{local} deleted this file; the source changed it"
         )
     if not python:
         if theirs == base or ours == theirs:
@@ -449,7 +495,7 @@ def _plan_file(
     return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
 
 
-def _whole_file_conflict(name: str, src: str, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
+def _whole_file_conflict(name: str, src: str | None, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
     # The file is left as the lineage has it; the maintainer decides
     # (delete it or keep it), then runs --continue.
     return FilePlan(
