@@ -168,4 +168,12 @@ def _infer(ws: Workspace, lineage: Lineage, source: Copy, limit: int) -> tuple[d
         runner_up=runner_up,
         candidates=len(scored),
     )
+    repo = gitops.repo_of(source.root)
+    if repo is not None and gitops.is_shallow(repo):
+        # A CI clone with --depth 1 has one revision to offer; say so rather
+        # than present it as the closest of many.
+        result.notes.append(
+            f"{source.name} is in a shallow clone: only {len(scored)} revision(s) were compared;"
+            " run `git fetch --unshallow` or pass --base"
+        )
     return files, result

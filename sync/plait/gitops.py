@@ -20,10 +20,12 @@ __all__ = [
     "Revision",
     "clone",
     "commit_on_branch",
+    "ensure_clean",
     "files_at",
     "history",
     "is_shallow",
     "repo_of",
+    "resolve",
     "source_commit",
 ]
 

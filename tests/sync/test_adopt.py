@@ -123,3 +123,20 @@ def test_adopt_without_history_asks_for_a_base(tmp_path: Path) -> None:
     write_tree(root / "fork" / "forklib", {"core.py": _fork_of(1)})
     with pytest.raises(PlaitError, match="no git history for canonical; pass --base PATH"):
         adopt(Workspace.load(root), "fork")
+
+
+def test_adopt_in_a_shallow_clone_says_how_little_history_it_had(
+    history: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root, _ = history
+    clone = tmp_path / "clone"
+    git.Repo.clone_from(root.as_uri(), clone, multi_options=["--depth", "1"])
+
+    result = adopt(Workspace.load(clone), "fork", dry_run=True)
+
+    # The one commit a --depth 1 clone has: the canonical client at its last revision.
+    head = git.Repo(clone).head.commit.hexsha
+    assert result.candidates == 1 and result.chosen is not None and result.chosen.revision.sha == head
+    assert "LIMIT = 60" in (clone / "canonical" / "corelib" / "client.py").read_text()
+    assert result.runner_up is None
+    assert any("shallow clone" in note and "--unshallow" in note for note in result.notes)
