@@ -28,12 +28,14 @@ from .conflicts import MergeConflict, PendingConflict, Sentinels
 from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order, side_map
-from .tree import Texts, body_keys, branch_key, describe
+from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
 _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace, cst.Comma)
 
+
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
 
 _BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
 
@@ -124,20 +126,42 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
 
 
 def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
-    """(names read, names assigned) by some statements, or None if they do not parse alone."""
+    """(names read, names assigned) by some statements in their own scope, or None if they do not parse alone.
+
+    A function's body runs later, in its own scope: only what a definition
+    evaluates on the spot (its name, decorators, defaults, a class's bases)
+    belongs to the place it is inserted at.
+    """
     try:
         tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
     except (SyntaxError, ValueError, RecursionError):
         return None
     read: set[str] = set()
     assigned: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (assigned if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
+    while todo:
+        node, here = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                assigned.add(node.name)
+                todo += [(d, here) for d in node.decorator_list]
+            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
+            continue
+        if isinstance(node, ast.ClassDef):
             assigned.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
+            todo += [(stmt, False) for stmt in node.body]
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if here:
+                    assigned.add(node.id)
+            else:
+                read.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
             assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
     return read, assigned
 
 
@@ -154,9 +178,15 @@ def _lists_names(node: Any) -> bool:
 class Merger:
     """Holds the matched trees and walks them once, top down."""
 
-    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels) -> None:
+    def __init__(
+        self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels, longest: int = 10**9
+    ) -> None:
         self.texts = texts
         self.sentinels = sentinels
+        # The longest line of the inputs: a merged line may not pass it where
+        # a side's split layout avoids that.
+        self.longest = longest
+        self.layout: Side = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -182,7 +212,9 @@ class Merger:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
-        slots = sequence_order(len(bl), o_map, t_map)
+        free = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
+        free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
+        slots = sequence_order(len(bl), o_map, t_map, free)
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
         b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
 
@@ -329,6 +361,10 @@ class Merger:
             if self.cosmetic(b, present):
                 self.drop(side, b, scope, f"{gone} deleted it")
                 return []
+            if self._carried_by_moves(b, present, gone, side):
+                # A renamed class or function: the deleting side moved the
+                # body elsewhere, and the other side's edits went with it.
+                return []
             what = describe(b, self.texts) or "a statement"
             exc = MergeConflict("delete/modify", what, deleter=gone)
             versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
@@ -347,7 +383,7 @@ class Merger:
         if co == ct:
             return [o]
         try:
-            node = self.merge_node(b, o, t, scope)
+            node = self._narrow(self.merge_node(b, o, t, scope), b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
             if self.cosmetic(b, o):
@@ -359,6 +395,37 @@ class Merger:
             what = describe(b, self.texts) or "a statement"
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
+
+    def _narrow(self, node: Any, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        """*node*, or the same merge in theirs' layout when ours' would pass the file's longest line.
+
+        Ours' layout wins, but a one-line import or call that gained theirs'
+        elements must not become a 200-character line when theirs already
+        split it over lines: then it is split as theirs has it.
+        """
+        indent = self._indent_of(o)
+        if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
+            return node
+        if "\n" not in self.texts.fresh(t).strip("\r\n"):
+            return node
+        self.layout = "theirs"
+        try:
+            relaid = self.merge_node(b, o, t, scope)
+        except MergeConflict:
+            return node
+        finally:
+            self.layout = "ours"
+        return relaid if self._width(relaid, indent) < self._width(node, indent) else node
+
+    def _indent_of(self, stmt: Any) -> int:
+        """Columns the captured statement is indented by (fresh prints start at zero)."""
+        captured = self.texts.of(stmt).lstrip("\r\n")
+        first = next((line for line in captured.splitlines() if line.strip() and not line.strip().startswith("#")), "")
+        return len(first) - len(first.lstrip())
+
+    def _width(self, node: Any, indent: int) -> int:
+        text = self.texts.fresh(node.with_changes(leading_lines=()) if hasattr(node, "leading_lines") else node)
+        return indent + max((len(line) for line in text.splitlines()), default=0)
 
     def _validate(self, node: Any, base: Any) -> None:
         """A merged statement must still be Python; libcst will happily print one that is not."""
@@ -425,6 +492,30 @@ class Merger:
             return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
 
+    def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
+        """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
+
+        Then deleting *b* loses nothing: the edits follow the moved
+        statements to their new home.  An edit to the header itself
+        (decorators, signature, bases) has nowhere to go, so it does not count.
+        """
+        if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
+            return False
+        skeleton = _Skeleton()
+        if self.texts.fresh(b.visit(skeleton)) != self.texts.fresh(present.visit(skeleton)):
+            return False
+        body, edited = block_body(b.body), block_body(present.body)
+        if body is None or edited is None:
+            return False
+        moved, kept = self.match[mover].moved, self.match[editor]
+        if any(kept.origin(x) is None for x in edited):
+            return False  # an addition inside the deleted definition
+        for stmt in body:
+            version = kept.partner(stmt)
+            if version is not None and self.texts.of(version) != self.texts.of(stmt) and id(stmt) not in moved:
+                return False
+        return True
+
     def cosmetic(self, base: Any, version: Any) -> bool:
         """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
         if not isinstance(base, cst.CSTNode) or not isinstance(version, cst.CSTNode):
@@ -486,7 +577,7 @@ class Merger:
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
         if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
-            return ov
+            return tv if self.layout == "theirs" else ov
         winner = self._real_over_cosmetic(bv, ov, tv, scope)
         if winner is not None:
             return winner
@@ -522,9 +613,13 @@ class Merger:
         changes: dict[str, Any] = {}
         for f in dataclasses.fields(b):
             name = f.name
-            if name in skip or name in _BRACKETS:
-                # Both sides changed this node; its brackets follow ours'
-                # layout, as its separators do.
+            if name in skip:
+                continue
+            if name in _BRACKETS:
+                # Both sides changed this node; its brackets follow the
+                # layout side, as its separators do.
+                if self.layout == "theirs" and not self.same(getattr(o, name), getattr(t, name)):
+                    changes[name] = getattr(t, name)
                 continue
             bv, ov, tv = getattr(b, name), getattr(o, name), getattr(t, name)
             merged = self.merge_value(bv, ov, tv, b, name, scope)
@@ -739,15 +834,15 @@ class Merger:
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of ours' layout.
+        """Give every element the separator of the layout side's layout (ours, unless too wide).
 
-        Ours' layout always wins, brackets included (see `merge_fields`): an
+        That layout wins whole, brackets included (see `merge_fields`): an
         element inserted from theirs, or one that stopped being last, takes
         ours' separator.  Mixing one side's parentheses with the other side's
         line breaks is how a bracketed import loses its parentheses while its
         names still span lines.
         """
-        layout = ol or tl or bl
+        layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
         if not layout:
             return merged
         sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)

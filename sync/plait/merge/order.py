@@ -8,7 +8,7 @@ it knows nothing about syntax trees.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Literal, TypeVar
 
 T = TypeVar("T")
@@ -47,13 +47,24 @@ def side_map(pairs: dict[int, int], length: int) -> list[int | None]:
     return out
 
 
-def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | None]) -> list[Slot]:
+def sequence_order(
+    nb: int,
+    o_map: Sequence[int | None],
+    t_map: Sequence[int | None],
+    free: Container[tuple[Origin, int]] = (),
+) -> list[Slot]:
     """Interleave base, ours and theirs elements into one order.
 
     Ours' order is primary.  Theirs' additions (and the base elements theirs
     moved) go right after their preceding neighbour in theirs, past any of
     ours' additions at that spot: when both insert at the same place, ours
     comes first, then theirs.
+
+    `free` names elements whose position carries no meaning (definitions
+    among definitions).  A free addition of theirs that stands where theirs
+    deleted free base elements does not replace them in place: it goes after
+    them, so that two sides appending definitions at one end of a module
+    still read ours first when theirs also deleted the last one.
     """
     seq: list[Slot] = [("base", bi) if bi is not None else ("ours", j) for j, bi in enumerate(o_map)]
     in_seq = {bi for bi in o_map if bi is not None}
@@ -83,12 +94,25 @@ def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | N
             prev_slot = ("base", tbi)
             continue
         slot: Slot = ("theirs", j) if tbi is None else ("base", tbi)
+        if tbi is None and ("theirs", j) in free:
+            prev_slot = _past_deleted(prev_slot, seq, t_has, free)
         pos = seq.index(prev_slot) + 1 if prev_slot is not None else 0
         while pos < len(seq) and seq[pos][0] == "ours":
             pos += 1
         seq.insert(pos, slot)
         prev_slot = slot
     return seq
+
+
+def _past_deleted(anchor: Slot | None, seq: list[Slot], t_has: set[int], free: Container[tuple[Origin, int]]) -> Slot | None:
+    """The last of the free base elements theirs deleted right after *anchor*, or *anchor*."""
+    after = anchor[1] + 1 if anchor is not None and anchor[0] == "base" else (0 if anchor is None else None)
+    if after is None:
+        return anchor
+    while after not in t_has and ("base", after) in free and ("base", after) in seq:
+        anchor = ("base", after)
+        after += 1
+    return anchor
 
 
 def aligned(
