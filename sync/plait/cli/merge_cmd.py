@@ -35,9 +35,19 @@ def _read(path: str) -> str:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result here instead of over OURS.")
 @click.option("-p", "--print", "to_stdout", is_flag=True, help="Print the result to stdout instead of writing OURS.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary, changes and conflicts as JSON.")
-@click.option("--summary", is_flag=True, help="Print what each side contributed and the conflicts as a table on stderr.")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds the structured merge may take before falling back to a line merge.")
-def merge(base: str, ours: str, theirs: str, output: str | None, to_stdout: bool, as_json: bool, summary: bool, budget: float) -> None:
+@click.option(
+    "--summary", is_flag=True, help="Print what each side contributed and the conflicts as a table on stderr."
+)
+@click.option(
+    "--budget",
+    type=float,
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Seconds the structured merge may take before falling back to a line merge.",
+)
+def merge(
+    base: str, ours: str, theirs: str, output: str | None, to_stdout: bool, as_json: bool, summary: bool, budget: float
+) -> None:
     """Three-way merge THEIRS (incoming) into OURS (local), both descended from BASE.
 
     \b
