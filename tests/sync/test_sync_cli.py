@@ -12,9 +12,8 @@ import pytest
 from click.testing import CliRunner
 from lineage_builders import CLIENT_V2, fingerprint, make_scenario, write_tree
 
-from plait.cli import _register, cli
+from plait.cli import cli
 
-_register()
 
 
 @pytest.fixture

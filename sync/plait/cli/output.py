@@ -22,15 +22,17 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal, ParamSpec, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
-from rich.text import Text
 
 from ..errors import PlaitError
+from . import COLOR_CHOICES
+
+if TYPE_CHECKING:
+    # rich is imported where it draws: a command that only prints plain lines
+    # or JSON (a merge driver in a pipe) never loads it.
+    from rich.console import Console
 
 __all__ = [
     "JSON_SCHEMA",
@@ -48,7 +50,6 @@ JSON_SCHEMA = 1
 EXIT_ERROR = 2
 
 ColorMode = Literal["auto", "always", "never"]
-COLOR_CHOICES = ("auto", "always", "never")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -61,6 +62,8 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
     pipe, for ``less -R``); ``never`` keeps the layout of the stream but
     emits no escape codes; ``auto`` colours a terminal unless ``NO_COLOR``.
     """
+    from rich.console import Console
+
     stream = file or (sys.stderr if stderr else sys.stdout)
     if color == "always":
         return Console(file=stream, force_terminal=True, soft_wrap=True, highlight=False)
@@ -113,6 +116,9 @@ class PlainTable:
         self.rows.append((list(cells), style))
 
     def render(self, console: Console) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
         if console.is_terminal:
             table = Table(title=self.title or None, title_justify="left")
             for name in self.columns:
@@ -146,11 +152,15 @@ class Output:
 
     def line(self, text: str, style: str | None = None, *, stderr: bool = False) -> None:
         """One line, never wrapped, printed as is (no markup, no highlighting)."""
+        from rich.text import Text
+
         (self.err if stderr else self.out).print(Text(text, style=style or ""), soft_wrap=True)
 
     def heading(self, text: str) -> None:
         """A section title: bold in a terminal, ``== text ==`` in a pipe."""
         if self.out.is_terminal:
+            from rich.text import Text
+
             self.out.print(Text(text, style="bold underline"), soft_wrap=True)
         else:
             self.line(f"== {text} ==")
@@ -178,6 +188,8 @@ class Output:
         plain lines on stderr, so stdout stays the command's result.
         """
         if self.err.is_terminal and not self.as_json:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
             with Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=self.err, transient=True
             ) as bar:
