@@ -147,7 +147,7 @@ def ensure_clean(path: Path) -> git.Repo:
     if repo is None:
         raise PlaitError("--commit needs a git repository", path=str(path))
     if repo.is_dirty(index=True, working_tree=True, untracked_files=True, path=_rel(repo, path)):
-        raise PlaitError("uncommitted changes; commit or stash them before `plait sync --commit`", path=str(path))
+        raise PlaitError("uncommitted changes; commit or stash them before using --commit", path=str(path))
     return repo
 
 

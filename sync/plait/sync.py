@@ -46,11 +46,15 @@ __all__ = [
     "Resolution",
     "SyncReport",
     "abort_sync",
+    "applied_lines",
+    "check_parses",
     "commit_message",
     "continue_sync",
     "merge_trees",
     "plan_lineage",
+    "specific_changes",
     "sync",
+    "unified_diff",
 ]
 
 Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
@@ -144,15 +148,7 @@ class LineagePlan:
 
     def applied(self) -> list[ReportLine]:
         """What the source brought in: node paths and whole files."""
-        lines: list[ReportLine] = []
-        for f in self.files:
-            if f.action == "added" and f.before is None:
-                lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
-            elif f.action == "deleted":
-                lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
-            if f.result is not None:
-                lines += [_applied_line(f.name, c) for c in _specific(f.result.changes) if c.side != "ours"]
-        return lines
+        return applied_lines(self.files)
 
     def kept(self) -> list[ReportLine]:
         """What the lineage has on its own and kept: node paths and whole files."""
@@ -162,23 +158,12 @@ class LineagePlan:
                 what = "deleted file" if f.after is None else "file"
                 lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", "kept", f"{what} {f.name}"))
             if f.result is not None:
-                lines += [_kept_line(f.name, c) for c in _specific(f.result.changes) if c.side != "theirs"]
+                lines += [_kept_line(f.name, c) for c in specific_changes(f.result.changes) if c.side != "theirs"]
         return lines
 
     def diff(self, label: str | None = None) -> str:
         """A unified diff of every file the sync changes."""
-        prefix = label or self.lineage.name
-        out: list[str] = []
-        for f in self.changed:
-            out += difflib.unified_diff(
-                (f.before or "").splitlines(keepends=True),
-                (f.after or "").splitlines(keepends=True),
-                fromfile=f"a/{prefix}/{f.name}" if f.before is not None else "/dev/null",
-                tofile=f"b/{prefix}/{f.name}" if f.after is not None else "/dev/null",
-            )
-            if out and not out[-1].endswith("\n"):
-                out[-1] += "\n\\ No newline at end of file\n"
-        return "".join(out)
+        return unified_diff(self.changed, label or self.lineage.name)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -235,6 +220,21 @@ class SyncReport:
         }
 
 
+def unified_diff(files: Iterable[FilePlan], prefix: str) -> str:
+    """One unified diff of *files* (before → after), named ``a/<prefix>/<file>``, as git names them."""
+    out: list[str] = []
+    for f in files:
+        out += difflib.unified_diff(
+            (f.before or "").splitlines(keepends=True),
+            (f.after or "").splitlines(keepends=True),
+            fromfile=f"a/{prefix}/{f.name}" if f.before is not None else "/dev/null",
+            tofile=f"b/{prefix}/{f.name}" if f.after is not None else "/dev/null",
+        )
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n\\ No newline at end of file\n"
+    return "".join(out)
+
+
 def _snapshot_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
     if snapshot is None:
         return None
@@ -244,7 +244,7 @@ def _snapshot_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
 _CONTAINER_DETAILS = ("", "module-level statements")
 
 
-def _specific(changes: list[Change]) -> list[Change]:
+def specific_changes(changes: list[Change]) -> list[Change]:
     """*changes* without the container summaries that other lines already detail.
 
     "both changed EmbeddingClient" or "ours changed EmbeddingClient.__init__"
@@ -282,6 +282,24 @@ def _noted(change: Change) -> str:
     return f"{_what(change)} ({change.note})" if change.note else _what(change)
 
 
+def applied_lines(files: Iterable[FilePlan]) -> list[ReportLine]:
+    """What a source brought into merged files: node paths and whole files.
+
+    A cosmetic edit of the source that gave way to a local change was not
+    applied, so it is not listed.
+    """
+    lines: list[ReportLine] = []
+    for f in files:
+        if f.action == "added" and f.before is None:
+            lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
+        elif f.action == "deleted":
+            lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
+        if f.result is not None:
+            changes = specific_changes(f.result.changes)
+            lines += [_applied_line(f.name, c) for c in changes if c.side != "ours" and c.kind != "dropped"]
+    return lines
+
+
 def _applied_line(file: str, change: Change) -> ReportLine:
     sign = _SIGNS[change.kind]
     return ReportLine(file, f"{sign} {_noted(change)}", change.path, change.kind, f"{sign} {_what(change)}")
@@ -296,7 +314,9 @@ def _kept_line(file: str, change: Change) -> ReportLine:
 # planning
 
 
-def _check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
+def check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
+    """Refuse a copy whose Python files do not parse, naming the file and line: plait
+    never writes a copy from broken code."""
     for rel, text in sorted(files.items()):
         if rel.endswith(".py"):
             try:
@@ -372,8 +392,8 @@ def _plan(
         theirs_raw, commit = ws.read_files(source), gitops.source_commit(source.root)
     base_raw = ws.store.load(record.base, what=f"the base of {lineage.name}:")
     ours = ws.read_files(lineage)
-    _check_parses(ours, lineage.root, lineage.name)
-    _check_parses(theirs_raw, source.root, source.name)
+    check_parses(ours, lineage.root, lineage.name)
+    check_parses(theirs_raw, source.root, source.name)
 
     rewrite = lineage.rewrite_from(source)
     base_t = rewrite_tree(base_raw, package=source.package, rewrite=rewrite, label=f"base of {lineage.name}")

@@ -329,15 +329,27 @@ class _PlainImportFinder(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
             name = _cst_dotted(alias.name)
-            if alias.asname is None and self.rewrite.rename(name) != name and not _as_from_import(name, self.rewrite):
+            if alias.asname is None and self.rewrite.rename(name) != name and not _binds_by_from(name, self.rewrite):
                 self.found = True
 
 
-def _as_from_import(name: str, rewrite: ImportRewrite) -> bool:
-    """``import a`` whose new spelling ends in ``a`` becomes ``from X import a``:
-    the bound name stays, so no use needs rewriting (the vendoring case)."""
-    new = rewrite.rename(name)
-    return "." not in name and "." in new and new.rsplit(".", 1)[1] == name
+def _binds_by_from(name: str, rewrite: ImportRewrite) -> bool:
+    """Whether ``import a`` / ``import a.b`` keeps binding ``a`` through ``from X import a``.
+
+    That is the vendoring case: package ``a`` keeps its name, nested inside
+    another (``a`` → ``X.a``), and ``a.b`` moves with it.  The statement
+    becomes ``import X.a.b`` plus ``from X import a``, so the name ``a`` is
+    bound to the same package as before and no use needs rewriting.  Uses
+    spelled ``X.a.b`` instead would fail while ``X.a`` is still importing
+    itself: a package's attribute for a subpackage is only set once the
+    subpackage has finished importing, but ``from X import a`` finds it in
+    ``sys.modules`` already.
+    """
+    head = name.split(".", 1)[0]
+    new_head = rewrite.rename(head)
+    if "." not in new_head or new_head.rsplit(".", 1)[1] != head:
+        return False
+    return rewrite.rename(name) == new_head + name[len(head) :]
 
 
 def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.CSTNode, cst.BaseExpression]:
@@ -357,7 +369,7 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
             for alias in node.names
             if alias.asname is None
             and rewrite.rename(_cst_dotted(alias.name)) != _cst_dotted(alias.name)
-            and not _as_from_import(_cst_dotted(alias.name), rewrite)
+            and not _binds_by_from(_cst_dotted(alias.name), rewrite)
         ]
         if not moved:
             continue
@@ -434,23 +446,42 @@ class _ImportRenamer(cst.CSTTransformer):
 
     def leave_Import(
         self, original_node: cst.Import, updated_node: cst.Import
-    ) -> cst.Import | cst.ImportFrom | cst.FlattenSentinel[cst.BaseSmallStatement]:
-        aliases = list(updated_node.names)
-        if len(aliases) == 1:
-            name = _cst_dotted(aliases[0].name)
-            if aliases[0].asname is None and _as_from_import(name, self.rewrite):
-                parent, _, leaf = self.rewrite.rename(name).rpartition(".")
-                return cst.ImportFrom(
-                    module=_name_node(parent),
-                    names=[cst.ImportAlias(name=cst.Name(leaf))],
-                    semicolon=updated_node.semicolon,
-                )
-        changed = []
-        for alias in aliases:
+    ) -> cst.BaseSmallStatement | cst.FlattenSentinel[cst.BaseSmallStatement]:
+        imports: list[cst.ImportAlias] = []
+        binds: list[str] = []  # heads bound by `from X import head`, see `_binds_by_from`
+        for alias in updated_node.names:
             name = _cst_dotted(alias.name)
             new = self.rewrite.rename(name)
-            changed.append(alias.with_changes(name=_name_node(new)) if new != name else alias)
-        return updated_node.with_changes(names=changed)
+            if alias.asname is None and _binds_by_from(name, self.rewrite):
+                head = name.split(".", 1)[0]
+                if name != head:
+                    imports.append(alias.with_changes(name=_name_node(new)))
+                if head not in binds:
+                    binds.append(head)
+            else:
+                imports.append(alias.with_changes(name=_name_node(new)) if new != name else alias)
+        if not binds:
+            return updated_node.with_changes(names=imports)
+        out: list[cst.BaseSmallStatement] = []
+        if imports:
+            imports[-1] = imports[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            out.append(updated_node.with_changes(names=imports, semicolon=cst.MaybeSentinel.DEFAULT))
+        for head in binds:
+            parent = self.rewrite.rename(head).rpartition(".")[0]
+            out.append(cst.ImportFrom(module=_name_node(parent), names=[cst.ImportAlias(name=cst.Name(head))]))
+        out[-1] = out[-1].with_changes(semicolon=updated_node.semicolon)
+        return out[0] if len(out) == 1 else cst.FlattenSentinel(out)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+        # An import that became two statements gets a line each, as a person would write them.
+        if len(original_node.body) != 1 or len(updated_node.body) == 1:
+            return updated_node
+        first, *rest = updated_node.body
+        return cst.FlattenSentinel(
+            [updated_node.with_changes(body=[first]), *(cst.SimpleStatementLine(body=[stmt]) for stmt in rest)]
+        )
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
         level = len(updated_node.relative)

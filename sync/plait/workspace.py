@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,6 +27,8 @@ from tomlkit.exceptions import TOMLKitError
 from . import gitops
 from .atomic import WriteBatch
 from .errors import PlaitError
+from .lock import LOCK_NAME
+from .paths import is_plain_relative
 from .store import STORE_DIR, Store
 from .transforms import ImportRewrite, rewrite_tree
 
@@ -41,15 +43,19 @@ __all__ = [
     "copy_workspace",
     "excluded",
     "locate",
+    "matches",
     "read_tree",
+    "walk_tree",
 ]
 
 MANIFEST = "lineages.toml"
 CANONICAL = "canonical"
 ENV_WORKSPACE = "PLAIT_WORKSPACE"
 
-# Never part of a copy: interpreter caches, editor and plait temp files.
-_ALWAYS_EXCLUDED = ("__pycache__", "*.pyc", "*.plait-tmp", "*.plait-del", ".DS_Store")
+# Never part of a copy: interpreter caches, editor and plait temp files, and
+# the lock `plait vendor` keeps in a vendored directory (it describes the
+# copy; it is not one of its files).
+_ALWAYS_EXCLUDED = ("__pycache__", "*.pyc", "*.plait-tmp", "*.plait-del", ".DS_Store", LOCK_NAME)
 
 
 @dataclass(frozen=True)
@@ -118,9 +124,20 @@ class Lineage(Copy):
 
 @dataclass(frozen=True, kw_only=True)
 class Consumer:
-    """A service that vendors a copy into its own package (issue 9 builds on this).
+    """A service that vendors a copy of the client into its own package.
 
-    root: the consumer's directory; vendor_dir: the vendored directory in it.
+    root: where the consumer lives (a directory, or a git repository's subdir).
+    vendor_dir: the vendored directory inside it, holding the vendored
+      package's files and its lock.
+    package: the vendored package's import name in the consumer, e.g.
+      ``cpersona._vendored_mcp_common.embedding_client``: the source's
+      package is renamed to it.
+    source: ``canonical`` or the lineage it vendors from.
+    renames: module renames beyond the package rename.
+    include / exclude: globs choosing the source files to vendor (exclude
+      also hides files of the vendored directory from plait).
+    protected: globs naming vendored files plait never writes.
+    tests: the consumer's own tests, if it declares them.
     table: the manifest entry as written, for fields this module does not model.
     """
 
@@ -136,7 +153,20 @@ class Consumer:
     exclude: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
     description: str = ""
+    tests: Path | None = None
     table: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def vendor_rel(self) -> str:
+        """The vendored directory relative to the consumer, as the manifest spells it."""
+        return self.vendor_dir.relative_to(self.root).as_posix()
+
+    def selects(self, rel: str) -> bool:
+        """Whether the source file *rel* is vendored (include and exclude globs)."""
+        return (not self.include or matches(rel, self.include)) and not matches(rel, self.exclude)
+
+    def is_protected(self, rel: str) -> bool:
+        return matches(rel, self.protected)
 
 
 def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
@@ -187,18 +217,20 @@ def _str_map(table: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
 
 def _relative(name: str, where: str) -> str:
     """*name* as a safe relative path inside a copy: no absolute path, no ``..``."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts or name != path.as_posix():
+    if not is_plain_relative(name):
         raise PlaitError(f"{where}: {name!r} must be a plain relative path inside the copy")
     return name
 
 
-def excluded(rel: str, patterns: Iterable[str]) -> bool:
+def matches(rel: str, patterns: Iterable[str]) -> bool:
+    """Whether *rel* (a relative path) or one of its parts matches a glob of *patterns*."""
     parts = PurePosixPath(rel).parts
-    for pattern in (*_ALWAYS_EXCLUDED, *patterns):
-        if fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-    return False
+    return any(fnmatch.fnmatch(rel, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns)
+
+
+def excluded(rel: str, patterns: Iterable[str]) -> bool:
+    """Whether *rel* is left out of a copy: by *patterns* or by what is never part of one."""
+    return matches(rel, (*_ALWAYS_EXCLUDED, *patterns))
 
 
 def read_tree(path: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
@@ -213,6 +245,31 @@ def read_tree(path: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
             except UnicodeDecodeError:
                 raise PlaitError("not UTF-8 text", path=str(file)) from None
     return out
+
+
+def walk_tree(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> Iterator[tuple[str, Path]]:
+    """``(relative path, path)`` of every file under *top*, sorted, without the excluded ones.
+
+    The one walk behind reading a copy and hashing it (`plait check`), so
+    both see the same files.  A symlink that resolves outside *confine* is
+    refused with the path named, before anything is read through it.
+    """
+    patterns = tuple(exclude)
+    if not top.is_dir():
+        raise PlaitError(f"{who}: no such directory", path=str(top))
+    for folder, dirs, names in os.walk(top):
+        base = Path(folder)
+        for entry in [*dirs, *names]:
+            path = base / entry
+            escapes = path.is_symlink() and not path.resolve().is_relative_to(confine)
+            if escapes and not excluded(path.relative_to(top).as_posix(), patterns):
+                raise PlaitError(f"{who}: symlink escapes the workspace (to {path.resolve()})", path=str(path))
+        dirs[:] = sorted(d for d in dirs if not excluded((base / d).relative_to(top).as_posix(), patterns))
+        for entry in sorted(names):
+            path = base / entry
+            rel = path.relative_to(top).as_posix()
+            if not excluded(rel, patterns) and path.is_file():
+                yield rel, path
 
 
 class Workspace:
@@ -341,22 +398,29 @@ class Workspace:
         root, confine, git, _repo = self._location(table, section, name)
         vendor_rel = _relative(_str(table, "vendor_dir", where), where)
         vendor_dir = (root / vendor_rel).resolve()
-        if not vendor_dir.is_relative_to(confine):
-            raise PlaitError(f"{where}: vendor_dir {vendor_rel!r} escapes the workspace (a symlink?)")
-        source = table.get("source", table.get("vendors_from", CANONICAL))
+        if not vendor_dir.is_relative_to(root):
+            raise PlaitError(f"{where}: vendor_dir {vendor_rel!r} escapes the consumer (a symlink?)")
+        package = _str(table, "package", where)
+        if package.rsplit(".", 1)[-1] != vendor_dir.name:
+            raise PlaitError(
+                f"{where}: package {package!r} cannot be imported from vendor_dir {vendor_rel!r}:"
+                " the package's last name must be the directory's name"
+            )
+        tests = table.get("tests")
         return Consumer(
             name=name,
             root=root,
             confine=confine,
             vendor_dir=vendor_dir,
-            package=_str(table, "package", where),
-            source=source if isinstance(source, str) else CANONICAL,
+            package=package,
+            source=_str(table, "source", where, CANONICAL),
             git=git,
             renames=_str_map(table, "rename", where),
             include=_strings(table, "include", where),
             exclude=_strings(table, "exclude", where),
             protected=_strings(table, "protected", where),
             description=_str(table, "description", where, ""),
+            tests=self.confined(tests, what=f"{where} tests") if isinstance(tests, str) else None,
             table=dict(table),
         )
 
@@ -377,6 +441,18 @@ class Workspace:
         if not isinstance(copy, Lineage):
             raise PlaitError(f"{name!r} is the canonical client, not a lineage", path=str(self.manifest))
         return copy
+
+    def select_consumers(self, names: Iterable[str] | None = None) -> list[Consumer]:
+        """The consumers named (default: all, in manifest order); an unknown name is an error."""
+        if names is None:
+            return list(self.consumers.values())
+        chosen: list[Consumer] = []
+        for name in names:
+            if name not in self.consumers:
+                known = ", ".join(self.consumers) or "none"
+                raise PlaitError(f"no consumer named {name!r} (known: {known})", path=str(self.manifest))
+            chosen.append(self.consumers[name])
+        return chosen
 
     def sync_order(self, names: Iterable[str] | None = None) -> list[Lineage]:
         """Lineages in dependency order (a source before what syncs from it).
@@ -428,32 +504,17 @@ class Workspace:
         not UTF-8 text.
         """
         self.checkout(copy)
-        top = root or copy.root
-        if not top.is_dir():
-            raise PlaitError(f"{copy.name}: no such directory", path=str(top))
         out: dict[str, str] = {}
-        for folder, dirs, names in os.walk(top):
-            base = Path(folder)
-            for entry in [*dirs, *names]:
-                path = base / entry
-                rel = path.relative_to(top).as_posix()
-                if excluded(rel, copy.exclude):
-                    continue
-                if path.is_symlink() and not path.resolve().is_relative_to(copy.confine):
-                    raise PlaitError(
-                        f"{copy.name}: symlink escapes the workspace (to {path.resolve()})", path=str(path)
-                    )
-            dirs[:] = sorted(d for d in dirs if not excluded((base / d).relative_to(top).as_posix(), copy.exclude))
-            for entry in sorted(names):
-                path = base / entry
-                rel = path.relative_to(top).as_posix()
-                if excluded(rel, copy.exclude) or not path.is_file():
-                    continue
-                try:
-                    out[rel] = path.read_bytes().decode("utf-8")
-                except UnicodeDecodeError:
-                    raise PlaitError(f"{copy.name}: not UTF-8 text", path=str(path)) from None
+        for rel, path in self.walk_files(copy, root=root):
+            try:
+                out[rel] = path.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                raise PlaitError(f"{copy.name}: not UTF-8 text", path=str(path)) from None
         return out
+
+    def walk_files(self, copy: Copy | Consumer, *, root: Path | None = None) -> Iterator[tuple[str, Path]]:
+        """``(relative path, path)`` of every file of *copy* (under *root*), sorted, refusing escapes."""
+        return walk_tree(root or copy.root, exclude=copy.exclude, confine=copy.confine, who=copy.name)
 
     def checkout(self, copy: Copy | Consumer) -> None:
         """Clone a copy that lives in a remote repository, once, under ``.plait/clones/``.
@@ -469,12 +530,13 @@ class Workspace:
         if not ignore.exists():
             ignore.write_text("# plait's clones of remote copies: never committed\n*\n", encoding="utf-8")
 
-    def target(self, copy: Copy, rel: str) -> Path:
-        """Where *rel* of *copy* is written; refused if that leaves the copy."""
+    def target(self, copy: Copy | Consumer, rel: str, *, root: Path | None = None) -> Path:
+        """Where *rel* of *copy* (under *root*, default its root) is written; refused if that leaves it."""
         _relative(rel, f"{copy.name}")
-        path = copy.root / rel
+        top = root or copy.root
+        path = top / rel
         resolved = path.resolve()
-        if not resolved.is_relative_to(copy.confine):
+        if not resolved.is_relative_to(copy.confine) or not resolved.is_relative_to(top.resolve()):
             raise PlaitError(f"{copy.name}: writing {rel} would leave the workspace (a symlink?)", path=str(path))
         return path
 

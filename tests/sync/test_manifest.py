@@ -112,4 +112,4 @@ def test_the_bundled_workspace_is_found_from_anywhere_in_the_repository(monkeypa
     assert locate(cwd=repo / "client") == repo / "lineages" / "lineages.toml"
     ws = Workspace.load()
     assert [lineage.name for lineage in ws.sync_order()] == ["upstream", "sibling"]
-    assert ws.consumers["cpersona"].vendor_dir.name == "_vendored_mcp_common"
+    assert ws.consumers["cpersona"].vendor_rel == "cpersona/_vendored_mcp_common/embedding_client"

@@ -29,6 +29,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sync": ("sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."),
     "diff": ("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
     "adopt": ("adopt_cmd", "adopt_command", "Record the base a never-synced lineage forked from."),
+    "vendor": ("vendor_cmd", "vendor_command", "Re-vendor consumers from their source, keeping their local edits."),
+    "check": ("check_cmd", "check_command", "Check vendored copies against their locks, and locks against sources."),
+    "consumers": ("consumers_cmd", "consumers_command", "List the consumers; --json is a CI matrix (fromJSON)."),
+    "install-merge-driver": (
+        "install_driver_cmd",
+        "install_driver_command",
+        "Make git merge the Python files of vendored directories with plait.",
+    ),
     "probe": ("probe_cmd", "probe", "Embed one text through the client: is embedding degraded, and why?"),
     "demo": ("demo_cmd", "demo", "Show status, sync and diff on a temporary copy of the workspace."),
 }

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar
 
 import click
 
@@ -40,7 +40,9 @@ __all__ = [
     "Items",
     "Output",
     "PlainTable",
+    "RunReport",
     "color_option",
+    "finish_run",
     "make_console",
     "output_options",
     "reports_errors",
@@ -206,6 +208,64 @@ class Output:
                 self.line(message, stderr=True)
 
         yield plain
+
+
+class _PlannedCopy(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def conflicts(self) -> Sequence[Any]: ...
+    def diff(self) -> str: ...
+
+
+class RunReport(Protocol):
+    """What `sync` and `vendor` return: a plan per copy, an exit code, a JSON form."""
+
+    @property
+    def plans(self) -> Sequence[_PlannedCopy]: ...
+    @property
+    def exit_code(self) -> int: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def finish_run(
+    report: RunReport,
+    out: Output,
+    *,
+    key: str,
+    dry_run: bool,
+    inputs: dict[str, Any],
+    render: Callable[[Any, Output], None],
+) -> None:
+    """Print a run that writes copies (`sync`, `vendor`) the one way both do, and exit with its code.
+
+    JSON: the report, each entry under *key* with its ``diff`` on a dry run.
+    Text: the diffs on a dry run, the report (*render*), then every conflict
+    and refusal on stderr, one line each.
+    """
+    if out.as_json:
+        data = report.to_json()
+        if dry_run:
+            for entry, plan in zip(data[key], report.plans, strict=True):
+                entry["diff"] = plan.diff()
+        out.emit_json(data, inputs=inputs)
+    else:
+        if dry_run:
+            for plan in report.plans:
+                diff = plan.diff()
+                if diff:
+                    click.echo(diff, nl=False)
+        render(report, out)
+        for plan in report.plans:
+            for conflict in plan.conflicts:
+                out.line(f"CONFLICT {plan.name} {conflict.describe()}", stderr=True)
+            if plan.outcome == "refused":
+                out.error(f"{plan.name}: {plan.reason}")
+    sys.exit(report.exit_code)
 
 
 def color_option(fn: Callable[P, R]) -> Callable[P, R]:

@@ -12,7 +12,7 @@ from ..merge import DEFAULT_BUDGET
 from ..sync import LineagePlan, Resolution, SyncReport, abort_sync, continue_sync, sync
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Output, output_options, reports_errors
+from .output import Output, finish_run, output_options, reports_errors
 
 __all__ = ["render_report", "sync_command"]
 
@@ -129,22 +129,4 @@ def sync_command(
             budget=budget,
             progress=lambda plan: step(f"{plan.name}: {plan.outcome}"),
         )
-    if out.as_json:
-        data = report.to_json()
-        if dry_run:
-            for entry, plan in zip(data["lineages"], report.plans, strict=True):
-                entry["diff"] = plan.diff()
-        out.emit_json(data, inputs=inputs)
-    else:
-        if dry_run:
-            for plan in report.plans:
-                diff = plan.diff()
-                if diff:
-                    click.echo(diff, nl=False)
-        render_report(report, out)
-        for plan in report.plans:
-            for conflict in plan.conflicts:
-                out.line(f"CONFLICT {plan.name} {conflict.describe()}", stderr=True)
-            if plan.outcome == "refused":
-                out.error(f"{plan.name}: {plan.reason}")
-    sys.exit(report.exit_code)
+    finish_run(report, out, key="lineages", dry_run=dry_run, inputs=inputs, render=render_report)

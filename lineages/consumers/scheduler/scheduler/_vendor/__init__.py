@@ -1,0 +1,1 @@
+"""Packages vendored into the scheduler by `plait vendor` (see lineages.toml)."""

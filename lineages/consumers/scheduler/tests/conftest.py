@@ -1,0 +1,6 @@
+"""The scheduler's tests import its own package (and its vendored mcp_common), whatever the current directory."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -1,0 +1,212 @@
+"""The CI drift check: does every vendored copy match its lock, and every lock its source?
+
+For each consumer it compares, by sha256 only (it never parses a file):
+
+- the vendored directory with its lock: a file edited and not recorded, a
+  file missing, a file the lock does not know;
+- the lock with the source: a source file changed, added or deleted since
+  the copy was vendored (the lock behind its source); a source or package
+  rename the manifest changed since.
+
+Each drift names the file, what differs and the command that fixes it.  A
+lock that does not parse, or that names a path outside its directory, is an
+error, not drift.  `check_locks` does the first half with no workspace at
+all (a consumer's own repository, a pre-commit hook).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import PlaitError
+from .lock import LOCK_NAME, Lock, find_locks, read_lock
+from .workspace import Consumer, Workspace, walk_tree
+
+__all__ = ["ConsumerCheck", "Drift", "DriftKind", "check", "check_exit", "check_locks", "hash_files"]
+
+DriftKind = Literal["edited", "missing", "extra", "behind", "conflicted", "unlocked"]
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One way a vendored copy differs from its lock, or its lock from its source.
+
+    file: the vendored file concerned ("" for the directory as a whole).
+    """
+
+    file: str
+    kind: DriftKind
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass
+class ConsumerCheck:
+    """The check of one vendored directory.
+
+    fix: the command that brings it back in step (empty when there is nothing to fix).
+    """
+
+    consumer: str
+    vendor_dir: str
+    source: str = ""
+    locked_commit: str | None = None
+    files: int = 0
+    drift: list[Drift] = field(default_factory=list)
+    error: str = ""
+    fix: str = ""
+
+    @property
+    def state(self) -> Literal["ok", "drift", "error"]:
+        if self.error:
+            return "error"
+        return "drift" if self.drift else "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "consumer": self.consumer,
+            "vendor_dir": self.vendor_dir,
+            "lock": str(Path(self.vendor_dir) / LOCK_NAME),
+            "state": self.state,
+            "source": self.source,
+            "locked_commit": self.locked_commit,
+            "files": self.files,
+            "drift": [d.to_json() for d in self.drift],
+            "fix": self.fix,
+            "error": self.error,
+        }
+
+
+def check_exit(results: Iterable[ConsumerCheck]) -> int:
+    """0 when everything matches, 1 on drift, 2 on an error (an error outranks drift)."""
+    states = {r.state for r in results}
+    if "error" in states:
+        return 2
+    return 1 if "drift" in states else 0
+
+
+def hash_files(files: Iterable[tuple[str, Path]]) -> dict[str, str]:
+    """relative path → sha256 of the file's bytes."""
+    return {rel: hashlib.sha256(path.read_bytes()).hexdigest() for rel, path in files}
+
+
+def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerCheck]:
+    """Check *names* (default: every consumer) against their locks and sources."""
+    source_hashes: dict[str, dict[str, str]] = {}
+    results: list[ConsumerCheck] = []
+    for consumer in ws.select_consumers(names):
+        result = ConsumerCheck(consumer.name, str(consumer.vendor_dir), consumer.source)
+        fix = f"plait vendor {consumer.name}"
+        try:
+            lock = read_lock(consumer.vendor_dir)
+            if lock is None:
+                result.drift.append(Drift("", "unlocked", f"no {LOCK_NAME}: never vendored by plait"))
+            else:
+                on_disk = _on_disk(consumer.vendor_dir, consumer.exclude, consumer.confine, consumer.name)
+                result.drift += _against_lock(lock, on_disk, fix)
+                if consumer.source not in source_hashes:
+                    source = ws.copy(consumer.source)
+                    ws.checkout(source)
+                    source_hashes[consumer.source] = hash_files(ws.walk_files(source))
+                result.drift += _against_source(consumer, lock, source_hashes[consumer.source])
+                result.locked_commit = lock.source_commit
+                result.files = len(lock.vendored())
+        except PlaitError as exc:
+            result.error = str(exc)
+        if result.drift and not result.error:
+            result.fix = fix
+        results.append(result)
+    return results
+
+
+def check_locks(roots: Iterable[Path]) -> list[ConsumerCheck]:
+    """Check every vendored directory (a directory holding a lock) under *roots* against
+    its lock alone: no workspace, no source, so the lock's freshness is not checked."""
+    results: list[ConsumerCheck] = []
+    for root in roots:
+        if not root.is_dir():
+            raise PlaitError("no such directory", path=str(root))
+        for vendor_dir in find_locks(root):
+            result = ConsumerCheck("", str(vendor_dir))
+            try:
+                lock = read_lock(vendor_dir)
+                assert lock is not None
+                result.consumer, result.source = lock.consumer, lock.source
+                result.locked_commit, result.files = lock.source_commit, len(lock.vendored())
+                fix = f"plait vendor {lock.consumer}"
+                result.drift = _against_lock(lock, _on_disk(vendor_dir, (), root.resolve(), lock.consumer), fix)
+                if result.drift:
+                    result.fix = f"{fix} (in the workspace that declares it)"
+            except PlaitError as exc:
+                result.error = str(exc)
+            results.append(result)
+    return results
+
+
+def _on_disk(vendor_dir: Path, exclude: Iterable[str], confine: Path, who: str) -> dict[str, str]:
+    if not vendor_dir.is_dir():
+        return {}
+    return hash_files(walk_tree(vendor_dir, exclude=exclude, confine=confine, who=who))
+
+
+def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drift]:
+    drift: list[Drift] = []
+    expected = lock.vendored()
+    for rel in sorted(set(expected) | set(on_disk)):
+        if rel not in on_disk:
+            drift.append(
+                Drift(rel, "missing", f"in the lock but not on disk: restore it, or run `{fix}` to record its deletion")
+            )
+        elif rel not in expected:
+            drift.append(
+                Drift(
+                    rel,
+                    "extra",
+                    f"on disk but not in the lock: remove it, or run `{fix}` to record it as the consumer's own",
+                )
+            )
+        elif on_disk[rel] != expected[rel]:
+            drift.append(
+                Drift(
+                    rel,
+                    "edited",
+                    f"differs from the lock (edited by hand?): revert it, or run `{fix}` to record the edit",
+                )
+            )
+    for rel in lock.conflicted:
+        drift.append(
+            Drift(rel, "conflicted", f"a vendor conflict is unresolved: resolve its markers, then run `{fix}`")
+        )
+    return drift
+
+
+def _against_source(consumer: Consumer, lock: Lock, source_files: Mapping[str, str]) -> list[Drift]:
+    """Whether the lock is current with its source and with the manifest."""
+    fix = f"run `plait vendor {consumer.name}`"
+    drift: list[Drift] = []
+    if lock.source != consumer.source:
+        drift.append(
+            Drift("", "behind", f"vendored from {lock.source}, but the manifest says {consumer.source}: {fix}")
+        )
+        return drift
+    if lock.package != consumer.package:
+        drift.append(
+            Drift("", "behind", f"vendored as {lock.package}, but the manifest says {consumer.package}: {fix}")
+        )
+    now = {rel: digest for rel, digest in source_files.items() if consumer.selects(rel)}
+    then = lock.sources()
+    since = f"since it was vendored from {lock.source_short}"
+    for rel in sorted(set(now) | set(then)):
+        if rel not in then:
+            drift.append(Drift(rel, "behind", f"new in {lock.source} {since}: {fix}"))
+        elif rel not in now:
+            drift.append(Drift(rel, "behind", f"deleted from {lock.source} {since}: {fix}"))
+        elif now[rel] != then[rel]:
+            drift.append(Drift(rel, "behind", f"changed in {lock.source} {since}: {fix}"))
+    return drift

@@ -1,0 +1,78 @@
+"""`plait check`: the CI drift check of vendored copies (a thin shell over `plait.check`).
+
+It only hashes, so it must also start fast: nothing here imports the merge
+engine, libcst or GitPython.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..check import ConsumerCheck, check, check_exit, check_locks
+from ..workspace import Workspace
+from .options import workspace_option
+from .output import Output, output_options, reports_errors
+
+__all__ = ["check_command"]
+
+_STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
+
+
+def _summary(result: ConsumerCheck) -> str:
+    name = result.consumer or result.vendor_dir
+    if result.error:
+        return f"{name}: error: {result.error}"
+    locked = f"{result.source}@{result.locked_commit[:7]}" if result.locked_commit else result.source
+    if not result.drift:
+        return f"{name}: ok ({result.files} files, vendored from {locked})"
+    return f"{name}: drift in {len(result.drift)} place(s); fix: {result.fix}"
+
+
+@click.command("check", short_help="Check vendored copies against their locks, and locks against their sources.")
+@click.argument("consumers", nargs=-1)
+@click.option(
+    "--locks",
+    is_flag=True,
+    help="No workspace: check every directory holding a plait.lock under the paths given (default: .) "
+    "against its lock only.",
+)
+@workspace_option
+@output_options("check")
+@reports_errors
+def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Workspace], out: Output) -> None:
+    """Check CONSUMERS (default: all): every vendored file matches the lock, and
+    every lock is current with its source.  It hashes files; it parses none.
+
+    \b
+    Exit codes: 0 everything matches; 1 drift (a file edited but not recorded,
+    a missing or extra file, a lock behind its source), each named with the
+    command that fixes it; 2 errors (a corrupt lock, a lock naming a path
+    outside its directory).
+    """
+    if locks:
+        roots = [Path(p) for p in consumers] or [Path(".")]
+        results = check_locks(roots)
+        inputs: dict[str, object] = {"locks": [str(r) for r in roots]}
+    else:
+        workspace = ws()
+        results = check(workspace, list(consumers) or None)
+        inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers)}
+    code = check_exit(results)
+    if out.as_json:
+        out.emit_json({"exit": code, "consumers": [r.to_json() for r in results]}, inputs=inputs)
+        sys.exit(code)
+    table = out.table("drift", ["consumer", "file", "drift", "detail"], wrap=["detail"])
+    for result in results:
+        for drift in result.drift:
+            table.add(result.consumer or result.vendor_dir, drift.file or "-", drift.kind, drift.detail)
+    if table.rows:
+        table.render(out.out)
+    for result in results:
+        out.line(_summary(result), _STYLE[result.state], stderr=result.state == "error")
+    if not results:
+        out.line("no vendored directory found" if locks else "the workspace declares no consumer")
+    sys.exit(code)

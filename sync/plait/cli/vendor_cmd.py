@@ -1,0 +1,113 @@
+"""`plait vendor`: re-vendor consumers, keeping their local edits (a thin shell over `plait.vendor`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import click
+
+from ..errors import PlaitError
+from ..merge import DEFAULT_BUDGET
+from ..vendor import VendorPlan, VendorReport, vendor
+from ..workspace import Workspace
+from .options import workspace_option
+from .output import Output, finish_run, output_options, reports_errors
+
+__all__ = ["render_vendor_report", "vendor_command"]
+
+_STYLE = {"vendored": "green", "up-to-date": "green", "conflicted": "bold red", "refused": "bold red"}
+
+
+def _headline(plan: VendorPlan) -> str:
+    source = f"{plan.source}@{plan.source_id}" if plan.lock is not None else plan.source
+    reason = f": {plan.reason}" if plan.reason else ""
+    changed = f", {len(plan.changed)} file(s) changed" if plan.changed else ""
+    edits = f", {len(plan.local_edits)} local edit(s) preserved" if plan.local_edits else ""
+    return f"{plan.consumer} from {source}: {plan.outcome}{changed}{edits}{reason}"
+
+
+def render_vendor_report(report: VendorReport, out: Output) -> None:
+    """What each consumer received, what local edits it keeps, and what could not be decided."""
+    table = out.table("vendor", ["consumer", "file", "what"])
+    for plan in report.plans:
+        for line in plan.applied():
+            table.add(plan.consumer, line.file, line.text)
+        for edit in plan.local_edits:
+            table.add(plan.consumer, edit.file, f"kept: {edit.text}", style="cyan")
+        for conflict in plan.conflicts:
+            where = f" (line {conflict.line})" if conflict.line else ""
+            table.add(
+                plan.consumer, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red"
+            )
+    if table.rows:
+        table.render(out.out)
+    for plan in report.plans:
+        out.line(_headline(plan), _STYLE.get(plan.outcome))
+    for name, commit in report.commits.items():
+        out.line(f"{name}: committed on {commit}")
+    for note in report.notes:
+        out.line(note)
+    if report.dry_run:
+        out.line("dry run: nothing was written")
+
+
+@click.command("vendor", short_help="Re-vendor consumers from their source, keeping their local edits.")
+@click.argument("consumers", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every consumer of the workspace.")
+@click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")
+@click.option(
+    "--commit", is_flag=True, help="Commit each git-backed consumer on branch plait/vendor-<name>-<source id>."
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=None, help="Consumers planned at once (default: CPUs)."
+)
+@click.option("--no-write-conflicts", is_flag=True, help="On any conflict write nothing and exit 1 (for CI).")
+@click.option(
+    "--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds per file for the structured merge."
+)
+@workspace_option
+@output_options("vendor")
+@reports_errors
+def vendor_command(
+    consumers: tuple[str, ...],
+    all_: bool,
+    dry_run: bool,
+    commit: bool,
+    jobs: int | None,
+    no_write_conflicts: bool,
+    budget: float,
+    ws: Callable[[], Workspace],
+    out: Output,
+) -> None:
+    """Re-vendor CONSUMERS (or --all) from their source.
+
+    For each file of a vendored directory: base = the pristine transformed
+    source last vendored (from the store, by the lock), ours = the vendored
+    file now, theirs = the source now, imports rewritten into the consumer's
+    package.  Local edits survive; the report and the lock list them by node
+    path.  Every file of a run is written, or none is.
+
+    \b
+    Exit codes: 0 vendored or up to date; 1 conflicts; 2 errors (nothing written).
+    """
+    if consumers and all_:
+        raise PlaitError("name consumers or pass --all, not both")
+    if not consumers and not all_:
+        raise PlaitError("name the consumers to vendor, or pass --all")
+    workspace = ws()
+    names = list(consumers) or None
+    total = len(workspace.select_consumers(names))
+    with out.progress(total, "vendor") as step:
+        report = vendor(
+            workspace,
+            names,
+            dry_run=dry_run,
+            write_conflicts=not no_write_conflicts,
+            commit=commit,
+            jobs=jobs or os.cpu_count() or 1,
+            budget=budget,
+            progress=lambda plan: step(f"{plan.consumer}: {plan.outcome}"),
+        )
+    inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers), "all": all_}
+    finish_run(report, out, key="consumers", dry_run=dry_run, inputs=inputs, render=render_vendor_report)

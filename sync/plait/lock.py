@@ -1,0 +1,294 @@
+"""The provenance lock a vendored directory carries: what it was vendored from, file by file.
+
+``plait vendor`` writes ``plait.lock`` into each vendored directory; ``plait
+check`` reads it.  It records:
+
+- the source (``canonical`` or a lineage), its package and its git commit;
+  commits, never ``__version__`` strings, say which copy is newer;
+- the plait version that wrote it;
+- per file, three sha256 digests: ``sha256`` of the file as vendored (what
+  ``check`` compares with the disk), ``base`` of the pristine transformed
+  source (the next merge's base; its content is in the workspace store), and
+  ``source`` of the source file as it was (what ``check`` compares with the
+  source now);
+- the local edits the vendored copy carries, by node path;
+- while a conflict waits for its markers to be resolved, the files that hold them.
+
+So the lock plus the store are enough, with no git history at all, to check
+a copy and to re-vendor it.  It is read with the standard library's
+``tomllib`` (``plait check`` must start fast) and written with tomlkit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PlaitError
+from .paths import is_plain_relative
+
+__all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
+
+LOCK_NAME = "plait.lock"
+LOCK_FORMAT = 1
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+# Never searched for locks: they hold no vendored directory of the project.
+_NOT_SEARCHED = frozenset({".git", ".plait", ".venv", "node_modules", "__pycache__", ".tox", ".nox"})
+
+_HEADER = """\
+Written by `plait vendor`; do not edit by hand.  For each file of this
+vendored directory: sha256 = the file as vendored, base = the pristine
+source after the import rewrites (the next merge's base; its content is in
+the workspace's .plait/objects/), source = the source file it came from.
+`plait check {name}` compares them with the disk; `plait vendor {name}` rewrites this."""
+
+
+class CorruptLock(PlaitError):
+    """A lock that does not parse, has the wrong shape, or names a path outside its directory."""
+
+
+@dataclass(frozen=True)
+class LockedFile:
+    """One file of a vendored directory, by digest.
+
+    sha256: the file as vendored; None when the consumer deleted a vendored file.
+    base: the pristine transformed source; None for a file only the consumer has.
+    source: the source file as it was; None for a file only the consumer has.
+    """
+
+    sha256: str | None = None
+    base: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class LocalEdit:
+    """One edit the vendored copy carries that its source does not, by node path.
+
+    path is ``<file>`` for a whole file: a file only the consumer has, a
+    vendored file it deleted, a protected or non-Python file it changed.
+    """
+
+    file: str
+    path: str
+    kind: str
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        """One line for people: ``removed file health.py``, ``except type OSError in Client.fetch``."""
+        if self.path == "<file>":
+            return f"{self.kind} file {self.file}" + (f" ({self.detail})" if self.detail else "")
+        verb = "" if self.kind == "added" else f"{self.kind} "
+        return verb + (f"{self.detail} in {self.path}" if self.detail else self.path)
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "path": self.path, "kind": self.kind, "detail": self.detail, "text": self.text}
+
+
+@dataclass
+class Lock:
+    """A vendored directory's lock, as read or about to be written."""
+
+    consumer: str
+    package: str
+    source: str
+    source_package: str
+    source_commit: str | None
+    plait_version: str
+    files: dict[str, LockedFile] = field(default_factory=dict)
+    local_edits: list[LocalEdit] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
+
+    def vendored(self) -> dict[str, str]:
+        """The files that must be on disk: name → sha256."""
+        return {name: f.sha256 for name, f in self.files.items() if f.sha256 is not None}
+
+    def bases(self) -> dict[str, str]:
+        """The pristine transformed source the copy was vendored from: name → sha256."""
+        return {name: f.base for name, f in self.files.items() if f.base is not None}
+
+    def sources(self) -> dict[str, str]:
+        """The source files as they were when vendored: name → sha256."""
+        return {name: f.source for name, f in self.files.items() if f.source is not None}
+
+    @property
+    def source_short(self) -> str:
+        return f"{self.source}@{self.source_commit[:7]}" if self.source_commit else self.source
+
+    # -- reading -------------------------------------------------------------
+
+    @classmethod
+    def loads(cls, text: str, *, path: str) -> Lock:
+        """Parse and validate a lock; `CorruptLock` names what is wrong with it."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise CorruptLock(f"the lock does not parse: {exc}", path=path) from None
+        fmt = data.get("lock")
+        if not isinstance(fmt, int) or isinstance(fmt, bool):
+            raise CorruptLock("not a plait lock: 'lock' (its format number) is missing", path=path)
+        if fmt > LOCK_FORMAT:
+            raise CorruptLock(f"written in lock format {fmt} by a newer plait; upgrade plait to read it", path=path)
+        source = data.get("source")
+        if not isinstance(source, Mapping):
+            raise CorruptLock("the lock has no [source] table", path=path)
+        files = data.get("files", {})
+        if not isinstance(files, Mapping):
+            raise CorruptLock("[files] must be a table", path=path)
+        return cls(
+            consumer=_text(data, "consumer", path),
+            package=_text(data, "package", path),
+            source=_text(source, "name", path, "source."),
+            source_package=_text(source, "package", path, "source."),
+            source_commit=_optional_text(source, "commit", path, "source."),
+            plait_version=_text(data, "plait", path),
+            files={name: _locked_file(name, entry, path) for name, entry in files.items()},
+            local_edits=[_local_edit(entry, path) for entry in _list(data, "local_edits", path)],
+            conflicted=[_file_name(name, path) for name in _list(data, "conflicted", path)],
+        )
+
+    # -- writing -------------------------------------------------------------
+
+    def dumps(self) -> str:
+        """The lock as TOML: deterministic, one line per file, so a re-vendor diffs well."""
+        import tomlkit
+
+        doc = tomlkit.document()
+        for line in _HEADER.format(name=self.consumer).splitlines():
+            doc.add(tomlkit.comment(line))
+        doc.add(tomlkit.nl())
+        doc["lock"] = LOCK_FORMAT
+        doc["plait"] = self.plait_version
+        doc["consumer"] = self.consumer
+        doc["package"] = self.package
+        if self.conflicted:
+            doc["conflicted"] = sorted(self.conflicted)
+            doc["conflicted"].comment("resolve the markers in these files, then run plait vendor again")
+        source = tomlkit.table()
+        source["name"] = self.source
+        source["package"] = self.source_package
+        if self.source_commit:
+            source["commit"] = self.source_commit
+        doc["source"] = source
+        files = tomlkit.table()
+        for name in sorted(self.files):
+            entry = tomlkit.inline_table()
+            locked = self.files[name]
+            for key in ("sha256", "base", "source"):
+                value = getattr(locked, key)
+                if value is not None:
+                    entry[key] = value
+            files[name] = entry
+        doc["files"] = files
+        if self.local_edits:
+            edits = tomlkit.aot()
+            for edit in self.local_edits:
+                table = tomlkit.table()
+                table["file"] = edit.file
+                table["path"] = edit.path
+                table["kind"] = edit.kind
+                if edit.detail:
+                    table["detail"] = edit.detail
+                edits.append(table)
+            doc["local_edits"] = edits
+        return tomlkit.dumps(doc)
+
+
+def read_lock(vendor_dir: Path) -> Lock | None:
+    """The lock of *vendor_dir*, or None when it was never vendored by plait."""
+    path = vendor_dir / LOCK_NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CorruptLock(f"the lock cannot be read: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CorruptLock("the lock is not UTF-8 text", path=str(path)) from None
+    return Lock.loads(text, path=str(path))
+
+
+def find_locks(root: Path) -> list[Path]:
+    """Every vendored directory under *root*: the directories holding a lock, sorted.
+
+    A consumer's repository knows its vendored directories by their locks,
+    without the workspace that declares them (a pre-commit hook, a merge
+    driver being installed).
+    """
+    found: list[Path] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_SEARCHED)
+        if LOCK_NAME in names:
+            found.append(Path(folder))
+    return found
+
+
+# --------------------------------------------------------------------------
+# validation: a lock is read from disk, where anyone may have edited it
+
+
+def _text(table: Mapping[str, Any], key: str, path: str, prefix: str = "") -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value:
+        raise CorruptLock(f"'{prefix}{key}' must be a non-empty string", path=path)
+    return value
+
+
+def _optional_text(table: Mapping[str, Any], key: str, path: str, prefix: str = "") -> str | None:
+    return _text(table, key, path, prefix) if key in table else None
+
+
+def _list(table: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    value = table.get(key, [])
+    if not isinstance(value, list):
+        raise CorruptLock(f"'{key}' must be a list", path=path)
+    return value
+
+
+def _file_name(name: Any, path: str) -> str:
+    if not isinstance(name, str) or not is_plain_relative(name):
+        raise CorruptLock(f"the lock names a path outside its vendored directory: {name!r}", path=path)
+    return name
+
+
+def _digest(entry: Mapping[str, Any], key: str, name: str, path: str) -> str | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _HEX64.fullmatch(value):
+        raise CorruptLock(f"files.{name!r}: {key} must be a sha256 hex digest", path=path)
+    return value
+
+
+def _locked_file(name: str, entry: Any, path: str) -> LockedFile:
+    _file_name(name, path)
+    if not isinstance(entry, Mapping):
+        raise CorruptLock(f"files.{name!r} must be a table of digests", path=path)
+    unknown = set(entry) - {"sha256", "base", "source"}
+    if unknown:
+        raise CorruptLock(f"files.{name!r}: unknown key(s) {', '.join(sorted(unknown))}", path=path)
+    locked = LockedFile(*(_digest(entry, key, name, path) for key in ("sha256", "base", "source")))
+    if locked == LockedFile():
+        raise CorruptLock(f"files.{name!r} records no digest", path=path)
+    return locked
+
+
+def _local_edit(entry: Any, path: str) -> LocalEdit:
+    if not isinstance(entry, Mapping):
+        raise CorruptLock("each [[local_edits]] entry must be a table", path=path)
+    return LocalEdit(
+        file=_file_name(entry.get("file"), path),
+        path=_text(entry, "path", path, "local_edits."),
+        kind=_text(entry, "kind", path, "local_edits."),
+        detail=str(entry.get("detail", "")),
+    )

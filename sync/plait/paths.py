@@ -1,0 +1,21 @@
+"""Relative paths that stay where they are put.
+
+The manifest, the sync state and a vendored directory's lock all name files
+by relative path; each is read from disk, where anyone may have edited it.
+A name that is absolute or climbs with ``..`` would let a write or a read
+land outside the copy it belongs to, so every such name is checked here, by
+one rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+__all__ = ["is_plain_relative"]
+
+
+def is_plain_relative(name: str) -> bool:
+    """Whether *name* is a plain relative path: not absolute, no ``..``, not empty, in its
+    normal spelling (``a/b``, not ``a//b`` or ``./a``)."""
+    path = PurePosixPath(name)
+    return bool(path.parts) and not path.is_absolute() and ".." not in path.parts and name == path.as_posix()
