@@ -52,10 +52,12 @@ MANIFEST = "lineages.toml"
 CANONICAL = "canonical"
 ENV_WORKSPACE = "PLAIT_WORKSPACE"
 
-# Never part of a copy: interpreter caches, editor and plait temp files, and
-# the lock `plait vendor` keeps in a vendored directory (it describes the
-# copy; it is not one of its files).
-_ALWAYS_EXCLUDED = ("__pycache__", "*.pyc", "*.plait-tmp", "*.plait-del", ".DS_Store", LOCK_NAME)
+# Never part of a copy, nor copied with a workspace: interpreter caches,
+# editor and plait temp files.
+_NEVER_COPIED = ("__pycache__", "*.pyc", "*.plait-tmp", "*.plait-del", ".DS_Store")
+# Nor is the lock `plait vendor` keeps in a vendored directory part of the
+# copy: it describes the copy (a copied workspace keeps it, though).
+_ALWAYS_EXCLUDED = (*_NEVER_COPIED, LOCK_NAME)
 
 
 @dataclass(frozen=True)
@@ -562,7 +564,7 @@ def copy_workspace(ws: Workspace, dest: Path) -> Workspace:
 
     Only directory copies can be copied this way; a git-backed copy is refused.
     """
-    ignore = shutil.ignore_patterns(*_ALWAYS_EXCLUDED, ".pytest_cache", "clones")
+    ignore = shutil.ignore_patterns(*_NEVER_COPIED, ".pytest_cache", "clones")
     roots: list[Path] = [ws.dir]
     items: list[Copy | Consumer] = [ws.canonical, *ws.lineages.values(), *ws.consumers.values()]
     for item in items:

@@ -126,3 +126,27 @@ def test_module_name_of_files_and_packages() -> None:
     assert module_name("pkg", "client.py") == ("pkg.client", False)
     assert module_name("pkg", "__init__.py") == ("pkg", True)
     assert module_name("pkg", "sub/__init__.py") == ("pkg.sub", True)
+
+
+def test_import_a_b_of_a_package_nested_by_the_rename_keeps_binding_a() -> None:
+    # `scheduler._vendor.mcp_common.embedding.X` spelled out would fail inside
+    # mcp_common/__init__.py, while the package is still importing itself.
+    nested = ImportRewrite.between("mcp_common", "scheduler._vendor.mcp_common")
+    source = (
+        "import mcp_common.embedding\n"
+        "import os, mcp_common.cache  # both\n"
+        "import mcp_common.outcome as oc\n"
+        "\n"
+        "def make() -> mcp_common.embedding.EmbeddingClient:\n"
+        "    return mcp_common.embedding.EmbeddingClient('none')\n"
+    )
+    assert _rewrite(source, nested, "mcp_common", package=True) == (
+        "import scheduler._vendor.mcp_common.embedding\n"
+        "from scheduler._vendor import mcp_common\n"
+        "import os, scheduler._vendor.mcp_common.cache  # both\n"
+        "from scheduler._vendor import mcp_common\n"
+        "import scheduler._vendor.mcp_common.outcome as oc\n"
+        "\n"
+        "def make() -> mcp_common.embedding.EmbeddingClient:\n"
+        "    return mcp_common.embedding.EmbeddingClient('none')\n"
+    )

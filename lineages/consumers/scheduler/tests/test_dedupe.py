@@ -5,6 +5,7 @@ Run with `python -m pytest lineages/consumers/scheduler/tests`.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -26,23 +27,29 @@ def server():
         yield running
 
 
-async def test_a_job_like_a_queued_one_is_refused(server) -> None:
+def _submit_all(queue: dedupe.JobQueue, descriptions: list[str]) -> list[dedupe.Submission]:
+    # asyncio.run, not an async test: these tests run in any checkout, with no pytest plugin configured.
+    async def run() -> list[dedupe.Submission]:
+        async with queue.client:
+            return [await queue.submit(text) for text in descriptions]
+
+    return asyncio.run(run())
+
+
+def test_a_job_like_a_queued_one_is_refused(server) -> None:
     queue = dedupe.JobQueue.from_env({"EMBEDDING_MODE": "http", "EMBEDDING_URL": server.url("ok")})
-    async with queue.client:
-        first = await queue.submit("rebuild the search index")
-        again = await queue.submit("rebuild the search index")
-        other = await queue.submit("rotate the logs")
+    first, again, other = _submit_all(
+        queue, ["rebuild the search index", "rebuild the search index", "rotate the logs"]
+    )
     assert first.accepted and first.outcome.ok and first.outcome.attempted
     assert not again.accepted and again.duplicate_of == "rebuild the search index"
     assert other.accepted
     assert [text for text, _ in queue.jobs] == ["rebuild the search index", "rotate the logs"]
 
 
-async def test_a_dead_backend_degrades_to_exact_text_and_says_why(server) -> None:
+def test_a_dead_backend_degrades_to_exact_text_and_says_why(server) -> None:
     queue = dedupe.JobQueue.from_env({"EMBEDDING_MODE": "http", "EMBEDDING_URL": server.url("status-500")})
-    async with queue.client:
-        first = await queue.submit("rotate the logs")
-        again = await queue.submit("rotate the logs")
+    first, again = _submit_all(queue, ["rotate the logs", "rotate the logs"])
     assert first.accepted and not first.outcome.ok and first.outcome.attempted
     assert first.outcome.error.startswith("mode=http / POST ")
     assert "HTTPStatusError" in first.outcome.error
