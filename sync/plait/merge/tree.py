@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
-from libcst._nodes.base import CSTCodegenError
-from libcst._nodes.internal import CodegenState
 
 _EMPTY = cst.Module(body=[])
 _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
@@ -36,21 +34,32 @@ _INDENTED_TYPES = frozenset(
 )
 
 
-class _CapturingState(CodegenState):
-    """A printer that keeps the text of every indented node it prints."""
+def capture_texts(module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
+    """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text)).
 
-    def __init__(self, module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.memo = memo
-        self.starts: list[int] = []
+    The one place plait uses libcst's private API: a code generator whose
+    per-node hooks record where each statement's tokens start and end.  The
+    public route (WhitespaceInclusivePositionProvider) computes the same
+    spans five to seven times slower, which would double a merge's time.
+    `tests/merge/test_libcst_private_route.py` fails loudly if an upgrade
+    changes what this relies on, and pyproject caps libcst below 2.
+    """
+    from libcst._nodes.internal import CodegenState
 
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) in _INDENTED_TYPES:
-            self.starts.append(len(self.tokens))
+    class Capturing(CodegenState):
+        starts: list[int]
 
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) in _INDENTED_TYPES:
-            self.memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            if type(node) in _INDENTED_TYPES:
+                self.starts.append(len(self.tokens))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            if type(node) in _INDENTED_TYPES:
+                memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
+
+    state = Capturing(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.starts = []
+    module._codegen(state)
 
 
 class Texts:
@@ -76,8 +85,7 @@ class Texts:
         self._top: dict[int, tuple[Any, tuple[str, str]]] = {}
 
     def capture(self, module: cst.Module) -> None:
-        state = _CapturingState(module, self._memo)
-        module._codegen(state)
+        capture_texts(module, self._memo)
         style = (module.default_newline, module.default_indent)
         for stmt in module.body:
             self._top[id(stmt)] = (stmt, style)
@@ -110,7 +118,7 @@ class Texts:
         """The node printed on its own, at indentation zero."""
         try:
             return _EMPTY.code_for_node(node)
-        except CSTCodegenError:
+        except SyntaxError:  # libcst's CSTCodegenError: this node only prints inside its parent
             return "\0" + repr(node)
 
     def of(self, node: cst.CSTNode) -> str:
