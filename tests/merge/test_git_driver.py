@@ -28,15 +28,15 @@ class Client:
         return [text]
 '''
 
-MAIN_METHOD = '''
+MAIN_METHOD = """
     def close(self):
         return None
-'''
+"""
 
-FEATURE_METHOD = '''
+FEATURE_METHOD = """
     def health(self):
         return "ok"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)

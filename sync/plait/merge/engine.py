@@ -84,7 +84,9 @@ def _flagged_line_merge(
     """git's line merge, flagged as a conflict that names the bug."""
     lm = merge_lines(base, ours, theirs, markers, names)
     detail = _describe_exception(exc)
-    bug = Conflict("<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it")
+    bug = Conflict(
+        "<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it"
+    )
     return MergeResult(lm.text, [bug, *_line_conflicts(lm)], [], "line-fallback", [bug.reason])
 
 
@@ -243,8 +245,10 @@ class _Merge:
             if depth > MAX_DEPTH:
                 # As for an input that does not parse: git's merge, said so.
                 return self._line_fallback(
-                    [f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; "
-                     "used a line-based merge"]
+                    [
+                        f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; "
+                        "used a line-based merge"
+                    ]
                 )
             return self._merge(trees[0], trees[1], trees[2], (invs[0], invs[1], invs[2]))
 
@@ -255,13 +259,15 @@ class _Merge:
         lm = self._lines()
         return MergeResult(lm.text, _line_conflicts(lm), changes or [], "line-fallback", notes)
 
-    def _merge(self, bt: ast.Module, ot: ast.Module, tt: ast.Module, invs: tuple[Inventory, Inventory, Inventory]) -> MergeResult:
+    def _merge(
+        self, bt: ast.Module, ot: ast.Module, tt: ast.Module, invs: tuple[Inventory, Inventory, Inventory]
+    ) -> MergeResult:
         base, ours, theirs = self.texts
         self.invs = invs
         self.semantic = SemanticCheck(bt, ot, tt, invs[0].bound | invs[1].bound | invs[2].bound)
 
         # Identity laws hold byte for byte: nothing to merge when a side is unchanged.
-        if ours == base or theirs == base or ours == theirs:
+        if ours in (base, theirs) or theirs == base:
             text, inv_r = (theirs, invs[2]) if ours == base else (ours, invs[1])
             changes, _ = summarize(*invs, inv_r)
             return MergeResult(text, [], changes, "identity")
@@ -312,7 +318,11 @@ class _Merge:
     def _whose(self, tree: ast.Module, line: int) -> str:
         """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
         stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
-        if stmt is not None and self.invs[1].statements[ast.dump(stmt)] == 0 and self.invs[2].statements[ast.dump(stmt)]:
+        if (
+            stmt is not None
+            and self.invs[1].statements[ast.dump(stmt)] == 0
+            and self.invs[2].statements[ast.dump(stmt)]
+        ):
             return "theirs"
         return "ours"
 
@@ -320,7 +330,9 @@ class _Merge:
         from .render import mark_regions
 
         marked, lines = mark_regions(text, [(r.first, r.last, r.side) for r in audit.marked], self.markers)
-        conflicts = [Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked]
+        conflicts = [
+            Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked
+        ]
         return MergeResult(marked, [*audit.problems, *conflicts], audit.changes, strategy)
 
     def _structured(self, lm: LineMerge) -> MergeResult:
@@ -336,7 +348,9 @@ class _Merge:
             return MergeResult(lm.text, [over, *_line_conflicts(lm)], changes, "line-fallback", [reason])
         except LibcstUnparsable as exc:
             changes, _ = summarize(*self.invs, None)
-            note = f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
+            note = (
+                f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
+            )
             return MergeResult(lm.text, _line_conflicts(lm), changes, "line-fallback", [note])
 
         if conflicts:

@@ -16,8 +16,8 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .order import lis_members
 from .conflicts import Conflict
+from .order import lis_members
 from .result import Change, Side
 
 MODULE = "<module>"
@@ -410,6 +410,7 @@ class _Collector(ast.NodeVisitor):
 
 # -- comparing inventories ------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Reported:
     """A change one side made, with the element it is about (None for reorders)."""
@@ -443,7 +444,12 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     for gone in sorted(it for it in removed if it.is_def):
         name = gone.path.rsplit(".", 1)[-1]
         for new in sorted(added):
-            if new.kind == gone.kind and new.is_def and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
+            if (
+                new.kind == gone.kind
+                and new.is_def
+                and new.path.rsplit(".", 1)[-1] == name
+                and new not in moved_def_from
+            ):
                 moved_def_from[new] = gone
                 break
     removed_by_key: dict[tuple[str, str], list[Item]] = {}
@@ -483,7 +489,9 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     for i, r in enumerate(out):
         c = r.change
         if c.kind == "added" and not c.detail and c.path in took_over:
-            notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
+            notes = ", ".join(
+                f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items())
+            )
             out[i] = _Reported(Change(c.side, c.kind, c.path, c.detail, f"took over {notes}"), r.item)
     return out, folded
 
@@ -574,7 +582,9 @@ def _check_arrived(
     if home is not None:
         return None, f"moved with the enclosing block into {home}"
     if elsewhere:
-        return Conflict(item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"), ""
+        return Conflict(
+            item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"
+        ), ""
     if _container_removed(item.path, result):
         return None, ""
     return Conflict(item.path, "lost", f"{side} added {item.detail} but the merge result lacks it"), ""

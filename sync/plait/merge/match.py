@@ -21,6 +21,7 @@ import libcst as cst
 from .tree import (
     Texts,
     block_body,
+    body_keys,
     branch_key,
     case_key,
     child_bodies,
@@ -29,7 +30,6 @@ from .tree import (
     if_chain,
     kind_of,
     nested_bodies,
-    body_keys,
     statement_key,
 )
 
@@ -99,7 +99,9 @@ def match_sequence(
     rest_b = [i for i in range(len(base)) if i not in pairs]
     rest_s = [j for j in range(len(side)) if j not in taken]
     if rest_b and rest_s:
-        sm = SequenceMatcher(None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False)
+        sm = SequenceMatcher(
+            None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False
+        )
         for a, b, size in sm.get_matching_blocks():
             for d in range(size):
                 pairs[rest_b[a + d]] = rest_s[b + d]
@@ -127,7 +129,9 @@ def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: c
     return not (isinstance(bkey, tuple) and bkey[:1] in _NAME_KEYS)
 
 
-def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list, skeys: list) -> None:
+def _pair_gaps(
+    base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list, skeys: list
+) -> None:
     unmatched = [i for i in range(len(base)) if i not in pairs]
     if not unmatched:
         return
@@ -163,7 +167,9 @@ def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[i
 ElementKey = Callable[[Any], Hashable | None]
 
 
-def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]) -> tuple[ElementKey, bool]:
+def element_policy(
+    parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]
+) -> tuple[ElementKey, bool]:
     """How the elements of a sequence field pair: a key function, and whether leftovers may pair by similarity.
 
     Keyed fields are commutative collections: an element is its key, and a
@@ -187,7 +193,11 @@ def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: C
         return (lambda e: value(e.value)), False
     if isinstance(parent, cst.Call) and field == "args":
         return (
-            lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)
+            lambda a: (
+                ("kw", a.keyword.value)
+                if a.keyword is not None
+                else (("star", a.star, t.of(a.value)) if a.star else None)
+            )
         ), True
     if isinstance(parent, cst.ClassDef) and field == "bases":
         return (lambda a: value(a.value)), False
@@ -213,7 +223,9 @@ def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Tex
     return match_sequence(b.handlers, x.handlers, texts, each(lambda h: handler_key(h, texts)))
 
 
-def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
+def paired_bodies(
+    b: cst.CSTNode, x: cst.CSTNode, texts: Texts
+) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
     """The statement bodies of two versions of one compound statement, paired.
 
     Branches and except clauses pair exactly as the merge stage will pair
@@ -350,7 +362,14 @@ class StatementMatcher:
                     stack.append((bi, xi))
 
     # -- moves -------------------------------------------------------------------
-    def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+    def _orphans(
+        self,
+        body: Sequence[cst.CSTNode],
+        m: SideMatch,
+        out: list,
+        parents: dict[int, cst.CSTNode],
+        parent: cst.CSTNode | None,
+    ) -> None:
         self.keys_of(body)
         for s in body:
             partner = m.partner(s)
@@ -363,7 +382,14 @@ class StatementMatcher:
             for _slot, inner in child_bodies(s, self.texts):
                 self._orphans(inner, m, out, parents, s)
 
-    def _newcomers(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+    def _newcomers(
+        self,
+        body: Sequence[cst.CSTNode],
+        m: SideMatch,
+        out: list,
+        parents: dict[int, cst.CSTNode],
+        parent: cst.CSTNode | None,
+    ) -> None:
         self.keys_of(body)
         for s in body:
             origin = m.origin(s)
@@ -412,7 +438,10 @@ class StatementMatcher:
                 # several classes moving the same-shaped block into their own
                 # new methods must each get their own block back.
                 there = _ancestry(n, parents)
-                locality = next((home_depth[id(b)] for b in (m.origin(a) for a in there) if b is not None and id(b) in home_depth), 0)
+                locality = next(
+                    (home_depth[id(b)] for b in (m.origin(a) for a in there) if b is not None and id(b) in home_depth),
+                    0,
+                )
                 affinity = _name_affinity(home_name, _def_name(there))
                 score = (locality, affinity, keyed, sim)
                 if best_score is None or score > best_score:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,9 +26,9 @@ import libcst as cst
 
 from .conflicts import MergeConflict, PendingConflict, Sentinels
 from .lines import merge_lines
-from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order, side_map
+from .result import Change, Side
 from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -68,7 +68,9 @@ class _BodyMapper(cst.CSTTransformer):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
         return False
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         body: list[cst.BaseStatement] = []
         for stmt in original_node.body:
             body.extend(self.fn(stmt))
@@ -84,7 +86,9 @@ class _Skeleton(cst.CSTTransformer):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
         return False
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         return _PASS_BLOCK
 
 
@@ -180,7 +184,13 @@ class Merger:
     """Holds the matched trees and walks them once, top down."""
 
     def __init__(
-        self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels, longest: int = 10**9
+        self,
+        texts: Texts,
+        ours_match: SideMatch,
+        theirs_match: SideMatch,
+        deadline: Deadline,
+        sentinels: Sentinels,
+        longest: int = 10**9,
     ) -> None:
         self.texts = texts
         self.sentinels = sentinels
@@ -258,7 +268,16 @@ class Merger:
                         continue
                     if self._without_leading_lines(o) != self._without_leading_lines(t):
                         what = describe(o, self.texts) or "a statement"
-                        out.extend(self.conflict(self._stmt_path(o, scope), "add/add", MergeConflict("add/add", what).reason(what), [o], [], [t]))
+                        out.extend(
+                            self.conflict(
+                                self._stmt_path(o, scope),
+                                "add/add",
+                                MergeConflict("add/add", what).reason(what),
+                                [o],
+                                [],
+                                [t],
+                            )
+                        )
                         continue
                 out.extend(self.emit(o, "ours", scope))
             elif idx not in twin_of_theirs:
@@ -461,7 +480,14 @@ class Merger:
                 return self.conflict(self._stmt_path(origin, scope), "delete/modify", exc.reason(what), *versions)
             if id(origin) in self.match[other_side].moved and side == "theirs":
                 what = describe(origin, self.texts) or "a block"
-                return self.conflict(self._stmt_path(origin, scope), "move/move", f"both sides moved {what} to different places", [], [origin], [x])
+                return self.conflict(
+                    self._stmt_path(origin, scope),
+                    "move/move",
+                    f"both sides moved {what} to different places",
+                    [],
+                    [origin],
+                    [x],
+                )
             o, t = (x, other) if side == "ours" else (other, x)
             return self.merge_present(origin, o, t, scope, moved=True)
         return self.emit_inside(x, side, scope)
@@ -472,7 +498,9 @@ class Merger:
             return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
         return [x]
 
-    def conflict(self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]) -> list[Any]:
+    def conflict(
+        self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
+    ) -> list[Any]:
         n = len(self.pending)
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
@@ -488,7 +516,9 @@ class Merger:
         lead = [tuple(self.texts.of(x) for x in f.leading_lines) for f in firsts]
         if len(set(lead)) != 1 or not lead[0] or any(line.strip() for line in lead[0]):
             return (), versions
-        return firsts[0].leading_lines, tuple([v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions)
+        return firsts[0].leading_lines, tuple(
+            [v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions
+        )
 
     # -- any node ------------------------------------------------------------------
     def bare(self, node: Any) -> str:
@@ -549,7 +579,7 @@ class Merger:
         if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
             return type(a) is type(b) and self.texts.of(a) == self.texts.of(b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b))
+            return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b, strict=False))
         return a == b
 
     def take(self, value: Any, side: str, scope: Scope) -> Any:
@@ -581,7 +611,12 @@ class Merger:
                 return winner
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
-        if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
+        if (
+            isinstance(ov, _LAYOUT)
+            or isinstance(tv, _LAYOUT)
+            or field in ("comma", "semicolon")
+            or field.startswith("whitespace")
+        ):
             return tv if self.layout == "theirs" else ov
         winner = self._real_over_cosmetic(bv, ov, tv, scope)
         if winner is not None:
@@ -666,12 +701,18 @@ class Merger:
             what = exc.what or describe(b, self.texts) or "the definition"
             n = len(self.pending)
             headers = tuple(x.with_changes(leading_lines=(), body=_PASS_BLOCK) for x in (o, b, t))
-            reason = f"both sides changed the header of {b.name.value} ({what})" if exc.kind == "modify/modify" else exc.reason(what)
+            reason = (
+                f"both sides changed the header of {b.name.value} ({what})"
+                if exc.kind == "modify/modify"
+                else exc.reason(what)
+            )
             self.pending.append(PendingConflict(n, Scope((*scope.names, b.name.value)).path, exc.kind, reason, headers))  # type: ignore[arg-type]
             # The colon line of ours' header carries the sentinel, so render
             # can find where the header ends in the printed module.
             mark = cst.TrailingWhitespace(
-                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(self.sentinels.header_comment(n)), newline=body.header.newline
+                whitespace=cst.SimpleWhitespace("  "),
+                comment=cst.Comment(self.sentinels.header_comment(n)),
+                newline=body.header.newline,
             )
             return o.with_changes(body=body.with_changes(header=mark))
 
@@ -765,7 +806,16 @@ class Merger:
         return ox.with_changes(elements=elements)
 
     # -- collections ---------------------------------------------------------------
-    def merge_elements(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], parent: Any, field: str, scope: Scope, commutative: bool = False) -> list[Any]:
+    def merge_elements(
+        self,
+        bl: Sequence[Any],
+        ol: Sequence[Any],
+        tl: Sequence[Any],
+        parent: Any,
+        field: str,
+        scope: Scope,
+        commutative: bool = False,
+    ) -> list[Any]:
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
         if commutative:
@@ -810,7 +860,13 @@ class Merger:
         return merged
 
     def _ordered_clash(
-        self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int], key: Callable[[Any], Hashable | None]
+        self,
+        bl: Sequence[Any],
+        ol: Sequence[Any],
+        tl: Sequence[Any],
+        po: dict[int, int],
+        pt: dict[int, int],
+        key: Callable[[Any], Hashable | None],
     ) -> str:
         """How edits to an ordered sequence collide, as diff3 would say ("" when they do not).
 
@@ -868,7 +924,10 @@ class Merger:
             return merged
         sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
         if sep is None:
-            sep = next((e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)), cst.MaybeSentinel.DEFAULT)
+            sep = next(
+                (e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)),
+                cst.MaybeSentinel.DEFAULT,
+            )
         last = layout[-1].comma
         sep_style, last_style = _comma_style(sep, self.texts), _comma_style(last, self.texts)
         out = []

@@ -120,7 +120,9 @@ class SemanticCheck:
                 break
         return found
 
-    def conflicts(self, result: ast.Module, bound: set[tuple[str, str]] | None = None) -> tuple[list[Conflict], list[Use]]:
+    def conflicts(
+        self, result: ast.Module, bound: set[tuple[str, str]] | None = None
+    ) -> tuple[list[Conflict], list[Use]]:
         """One `semantic` conflict per statement of the result that uses a new undefined name,
         or calls a function of this module with arguments its merged signature refuses."""
         spans = StatementSpans(result)
@@ -134,7 +136,9 @@ class SemanticCheck:
         calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
         return names + calls, name_uses + call_uses
 
-    def _call_conflicts(self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]) -> tuple[list[Conflict], list[Use]]:
+    def _call_conflicts(
+        self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]
+    ) -> tuple[list[Conflict], list[Use]]:
         """Calls the merged signatures refuse that no input's signatures refused.
 
         One side gives `_request` a new required parameter; the other side's
@@ -168,12 +172,22 @@ class SemanticCheck:
             if (first, last) in seen:
                 continue
             seen.add((first, last))
-            changer = next((s for s in ("theirs", "ours") if sigs[s].get(call.qualname) == merged.get(call.qualname) != sigs["base"].get(call.qualname)), None)
+            changer = next(
+                (
+                    s
+                    for s in ("theirs", "ours")
+                    if sigs[s].get(call.qualname) == merged.get(call.qualname) != sigs["base"].get(call.qualname)
+                ),
+                None,
+            )
             caller = "ours" if changer != "ours" else "theirs"
             what = merged[call.qualname].describe() if call.qualname in merged else "its signature"
             where = "at module level" if path == MODULE else f"in `{path}`"
             if changer is not None:
-                reason = f"{changer} changed the signature of `{call.qualname}` ({what}); {caller}' call {where} does not fit it"
+                reason = (
+                    f"{changer} changed the signature of `{call.qualname}` ({what}); "
+                    f"{caller}' call {where} does not fit it"
+                )
             else:
                 reason = f"the merged call to `{call.qualname}` {where} does not fit its merged signature ({what})"
             conflicts.append(Conflict(path, "semantic", reason, first))
@@ -298,7 +312,12 @@ def calls_in(tree: ast.Module) -> list[Call]:
             qualname = None
             if isinstance(node.func, ast.Name) and node.func.id in functions:
                 qualname = node.func.id
-            elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and cls:
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+                and cls
+            ):
                 qualname = f"{cls}.{node.func.attr}"
             if qualname is not None:
                 spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)

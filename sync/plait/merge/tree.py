@@ -10,7 +10,6 @@ bags for similarity, and the statement bodies nested in a compound statement.
 from __future__ import annotations
 
 import ast
-
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -27,9 +26,23 @@ _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == 
 # times cheaper than isinstance against libcst's abstract bases.
 _INDENTED_TYPES = frozenset(
     {
-        cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.Try, cst.TryStar, cst.For,
-        cst.While, cst.With, cst.Match, cst.IndentedBlock, cst.SimpleStatementSuite, cst.ExceptHandler,
-        cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase,
+        cst.SimpleStatementLine,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.If,
+        cst.Try,
+        cst.TryStar,
+        cst.For,
+        cst.While,
+        cst.With,
+        cst.Match,
+        cst.IndentedBlock,
+        cst.SimpleStatementSuite,
+        cst.ExceptHandler,
+        cst.ExceptStarHandler,
+        cst.Else,
+        cst.Finally,
+        cst.MatchCase,
     }
 )
 
@@ -182,7 +195,10 @@ _HOLDERS: dict[type[cst.CSTNode], tuple[str, str]] = {
 
 
 def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | None:
-    if isinstance(node, (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param)):
+    if isinstance(
+        node,
+        (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param),
+    ):
         # The separator is layout, not syntax.
         node = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
     text = fresh(node)
@@ -319,7 +335,9 @@ def nested_bodies(stmt: cst.CSTNode) -> Iterator[Sequence[cst.BaseStatement]]:
             yield body
 
 
-def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
+def child_bodies(
+    stmt: cst.CSTNode, texts: Texts
+) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
     """The statement bodies directly nested in a compound statement, by slot name.
 
     Slot names let two versions of a statement pair their bodies: the body of
