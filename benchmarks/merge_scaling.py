@@ -620,6 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"cap on the whole run (default {DEFAULT_MAX_SECONDS:g}); merges projected past it get fewer repeats or are skipped; 0 = no cap",
     )
     parser.add_argument("--dump", metavar="DIR", help="write Base/Ours/Theirs/Expected/Result per case here")
+    parser.add_argument("--startup-repeat", type=int, default=21, help="plait merge processes started for the start-up goal (0 skips it)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -648,6 +649,9 @@ def main(argv: list[str] | None = None) -> int:
         merge3(warm.base, warm.ours, warm.theirs)
     except Exception:
         pass
+    if args.startup_repeat:
+        with tempfile.TemporaryDirectory(prefix="plait-bench-") as tmp:
+            startup(git, Path(tmp), args.startup_repeat)
     plan = [(size, variant) for size in sizes for variant in variants]
     rows: list[Row] = []
     history: list[tuple[int, float]] = []
@@ -674,6 +678,51 @@ def main(argv: list[str] | None = None) -> int:
                 dump(Path(args.dump), case)
     report(rows)
     return 0
+
+
+STARTUP_GOAL_MS = 120.0
+
+
+def startup(git: str, tmp: Path, repeat: int) -> None:
+    """A git merge driver's view: a whole `plait merge` process on a 1-line change each side.
+
+    git starts the driver once per conflicted file, so process start-up is
+    most of its cost.  Interleaved with `git merge-file` on the same files,
+    and with a bare `python -c pass` for the interpreter's own share.
+    """
+    case = build(100, "spread")
+    lines = case.base.splitlines(keepends=True)
+    body = [i for i, line in enumerate(lines) if line.startswith("        return ")]
+    ours, theirs = list(lines), list(lines)
+    ours[body[0]] = ours[body[0]].rstrip("\n") + "  # ours\n"
+    theirs[body[-1]] = theirs[body[-1]].rstrip("\n") + "  # theirs\n"
+    files = {}
+    for name, text in (("base", case.base), ("ours", "".join(ours)), ("theirs", "".join(theirs))):
+        files[name] = tmp / f"startup-{name}.py"
+        files[name].write_text(text, encoding="utf-8")
+    plait = shutil.which("plait")
+    plait_cmd = [plait] if plait else [sys.executable, "-m", "plait"]
+    commands = {
+        "plait merge": [*plait_cmd, "merge", "-p", str(files["base"]), str(files["ours"]), str(files["theirs"])],
+        "git merge-file": [git, "merge-file", "-p", str(files["ours"]), str(files["base"]), str(files["theirs"])],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            t0 = time.perf_counter()
+            proc = subprocess.run(argv, capture_output=True)
+            samples[name].append(time.perf_counter() - t0)
+            if name == "plait merge" and proc.returncode != 0:
+                print(f"startup: plait merge exited {proc.returncode}: {proc.stderr.decode(errors='replace')}", file=sys.stderr)
+                return
+    med = {name: statistics.median(times) * 1000 for name, times in samples.items()}
+    print(f"start-up, 1-line change each side, median of {repeat} ({' '.join(plait_cmd)}):")
+    for name, value in med.items():
+        print(f"  {name:<16} {value:7.1f} ms")
+    verdict = "PASS" if med["plait merge"] <= STARTUP_GOAL_MS else "MISS"
+    print(f"goal: plait merge as a git driver <= {STARTUP_GOAL_MS:.0f} ms median: {med['plait merge']:.1f} ms  {paint(verdict)}")
+    print()
 
 
 def dump(root: Path, case: Case) -> None:

@@ -66,6 +66,11 @@ class Inventory:
         self.binding_lines: dict[tuple[str, str], list[int]] = {}
         self._by_key: dict[tuple[str, str], set[str]] | None = None
         self.source_lines: list[str] = []
+        # How deep the module's syntax tree nests.
+        self.depth = 0
+        # Every (scope, name) the module binds, locals included: a merge can
+        # only leave a name undefined where an input bound it and it did not.
+        self.bound: set[tuple[str, str]] = set()
 
     def paths_for(self, kind: str, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -195,6 +200,7 @@ class _Collector(ast.NodeVisitor):
         # ast offsets are UTF-8 byte columns; split once instead of once per
         # lookup, as ast.get_source_segment does (quadratic on big modules).
         self.lines = source.encode("utf-8").splitlines(keepends=True)
+        self.depth = 0
         self.scope: list[str] = []
         # Whether each enclosing scope is a function: locals are not members.
         self.in_function: list[bool] = [False]
@@ -234,6 +240,16 @@ class _Collector(ast.NodeVisitor):
     def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None) -> None:
         self.inv.items.add(Item(kind, self.path if path is None else path, detail if key is None else key, detail))
 
+    def visit(self, node: ast.AST) -> None:
+        # NodeVisitor.visit, plus the nesting depth: the engine keeps input
+        # nested past what libcst's native parser survives off the structured
+        # path, and this walk already visits every node.
+        self.depth += 1
+        if self.depth > self.inv.depth:
+            self.inv.depth = self.depth
+        getattr(self, "visit_" + node.__class__.__name__, self.generic_visit)(node)
+        self.depth -= 1
+
     def collect(self, tree: ast.Module) -> None:
         # Imports are reported name by name, so they stay out of this fingerprint.
         own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
@@ -254,6 +270,12 @@ class _Collector(ast.NodeVisitor):
         # A definition's fingerprint leaves out nested definitions so that a
         # changed method reports as that method, not also as its class.
         self.inv.fingerprints[item] = self.own_text(node)
+        self.inv.bound.add((self.path, node.name))
+        if not isinstance(node, ast.ClassDef):
+            a = node.args
+            for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if p is not None:
+                    self.inv.bound.add((qual, p.arg))
         for dec in node.decorator_list:
             callee = dec.func if isinstance(dec, ast.Call) else dec
             self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{ast.dump(callee)}")
@@ -284,16 +306,24 @@ class _Collector(ast.NodeVisitor):
     visit_ClassDef = _visit_def
 
     # -- elements ------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.inv.bound.add((self.path, node.id))
+
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
+            self.inv.bound.add((self.path, a.asname or a.name.partition(".")[0]))
             self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = "." * node.level + (node.module or "")
         for a in node.names:
+            self.inv.bound.add((self.path, a.asname or a.name))
             self.add("import", f"from {mod} import {a.name}" + (f" as {a.asname}" if a.asname else ""))
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.inv.bound.add((self.path, node.name))
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
@@ -313,6 +343,8 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        for target in targets:
+            self.visit(target)
         if not self.in_function[-1]:
             for target in targets:
                 if isinstance(target, ast.Name):
@@ -330,6 +362,7 @@ class _Collector(ast.NodeVisitor):
         self._visit_assign_value([node.target], node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.target)
         self.container.append(self.src(node.target))
         self.visit(node.value)
         self.container.pop()

@@ -404,6 +404,10 @@ class Merger:
         elements must not become a 200-character line when theirs already
         split it over lines: then it is split as theirs has it.
         """
+        if not isinstance(node, cst.SimpleStatementLine):
+            # A compound statement's own lines are merged one level down,
+            # where this check runs on them; printing whole classes is costly.
+            return node
         indent = self._indent_of(o)
         if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
             return node

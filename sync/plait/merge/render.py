@@ -14,12 +14,13 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .conflicts import Conflict, Markers, PendingConflict, Sentinels
+from .tree import Texts
 
 
 def render(
-    module: cst.Module, pending: Sequence[PendingConflict], sentinels: Sentinels, markers: Markers
+    module: cst.Module, pending: Sequence[PendingConflict], sentinels: Sentinels, markers: Markers, texts: Texts
 ) -> tuple[str, list[Conflict]]:
-    text = module.code
+    text = texts.printed(module)
     if not pending:
         return text, []
     newline = module.default_newline

@@ -96,9 +96,13 @@ class SemanticCheck:
     none of base, ours and theirs count.
     """
 
-    def __init__(self, base: ast.Module, ours: ast.Module, theirs: ast.Module) -> None:
+    def __init__(
+        self, base: ast.Module, ours: ast.Module, theirs: ast.Module, bound: set[tuple[str, str]] | None = None
+    ) -> None:
         self.trees = {"base": base, "ours": ours, "theirs": theirs}
         self._undefined: dict[str, dict[str, list[int]]] = {}
+        # (scope, name) bound by any input, when the caller knows them.
+        self.bound = bound
 
     def _inputs_undefined(self, label: str) -> dict[str, list[int]]:
         if label not in self._undefined:
@@ -116,11 +120,17 @@ class SemanticCheck:
                 break
         return found
 
-    def conflicts(self, result: ast.Module) -> tuple[list[Conflict], list[Use]]:
+    def conflicts(self, result: ast.Module, bound: set[tuple[str, str]] | None = None) -> tuple[list[Conflict], list[Use]]:
         """One `semantic` conflict per statement of the result that uses a new undefined name,
         or calls a function of this module with arguments its merged signature refuses."""
         spans = StatementSpans(result)
-        names, name_uses = self._undefined_conflicts(result, spans)
+        if self.bound is not None and bound is not None and self.bound <= bound:
+            # Every name any input bound is bound in the same scope of the
+            # result: a use the result leaves undefined was undefined on the
+            # side that wrote it, so pyflakes has nothing new to find.
+            names, name_uses = [], []
+        else:
+            names, name_uses = self._undefined_conflicts(result, spans)
         calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
         return names + calls, name_uses + call_uses
 
@@ -134,8 +144,13 @@ class SemanticCheck:
         """
         sigs = {label: signatures(tree) for label, tree in self.trees.items()}
         merged = signatures(result)
-        changed = {q for q, sig in merged.items() if sig != sigs["base"].get(q)}
+        # Only a definition base had can be called by code the other side
+        # wrote against its old signature.
+        changed = {q for q, sig in merged.items() if q in sigs["base"] and sig != sigs["base"][q]}
         if not changed:
+            return [], []
+        misfits = [c for c in calls_in(result) if c.qualname in changed and not c.fits(merged.get(c.qualname))]
+        if not misfits:
             return [], []
         # A call that already did not fit on some input is that input's problem, not the merge's.
         broken_before = {
@@ -146,9 +161,7 @@ class SemanticCheck:
         }
         conflicts: list[Conflict] = []
         uses: list[Use] = []
-        for call in calls_in(result):
-            if call.qualname not in changed or call.fits(merged.get(call.qualname)):
-                continue
+        for call in misfits:
             if (call.qualname, call.scope, call.text) in broken_before:
                 continue
             path, first, last = spans.around(call.line)
