@@ -1,7 +1,8 @@
 """The bundled workspace is a real one: its lineages sync cleanly from the canonical client.
 
 Everything that writes works on a copy (`copy_workspace`), so the repository
-stays as committed: upstream as of the canonical client's b1ce895, the
+stays as committed: upstream as of the canonical client's 3946f31 (the
+first hardening step, which brought the call tracing), the
 sibling forked from an older upstream ("v0", kept only in the store) that
 already traced each call (`_request(payload, count, call)`) but had no
 `embed_with_outcome()`, `outcome.py` or `health.py` yet.
@@ -142,7 +143,7 @@ def test_uds_calls_after_the_sync_follow_the_outcome_rules(synced, uds_embedding
 
 def test_status_of_the_bundled_workspace_shows_the_sibling_behind_with_what_it_carries() -> None:
     rows = {row.name: row for row in status(Workspace.load(REPO / "lineages"))}
-    # The canonical client moved on since upstream's base (b1ce895): upstream is behind.
+    # The canonical client moved on since upstream's base (3946f31): upstream is behind.
     assert rows["upstream"].state == "behind" and rows["upstream"].pending
     assert any(line.brief == "client_from_env" for line in rows["upstream"].kept)
     sibling = rows["sibling"]
@@ -158,7 +159,7 @@ def test_the_bases_come_from_the_store() -> None:
     state = ws.store.state()
     upstream, sibling = state.record("upstream"), state.record("sibling")
     assert upstream is not None and sibling is not None
-    assert upstream.base.commit is not None and upstream.base.commit.startswith("b1ce895")
+    assert upstream.base.commit is not None and upstream.base.commit.startswith("3946f31")
     assert not (REPO / "lineages" / "bases").exists()
     v0 = ws.store.load(sibling.base, what="sibling base")
     assert "outcome.py" not in v0 and "health.py" not in v0
