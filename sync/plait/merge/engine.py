@@ -74,7 +74,7 @@ def merge3(
             return _Merge(base, ours, theirs, started, strict, markers, names).run()
         except PlaitError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the guard: a bug must not cost the user their merge
+        except Exception as exc:  # the guard: a bug must not cost the user their merge
             return _flagged_line_merge(base, ours, theirs, markers, names, exc)
 
 
@@ -93,7 +93,7 @@ def _flagged_line_merge(
 def _describe_exception(exc: BaseException) -> str:
     try:
         text = str(exc)
-    except Exception:  # noqa: BLE001 - an exception whose str() fails still gets named
+    except Exception:  # an exception whose str() fails still gets named
         text = "<unprintable>"
     return f"{type(exc).__name__}: {text}"[:300]
 

@@ -211,10 +211,10 @@ class _Collector(ast.NodeVisitor):
     def path(self) -> str:
         return ".".join(self.scope) or MODULE
 
-    def src(self, node: ast.AST) -> str:
+    def src(self, node: ast.expr | ast.stmt) -> str:
         # The author's own spelling reads better in reports than ast.unparse's.
-        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
-        start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        start, end = node.col_offset, node.end_col_offset
         if first == last:
             raw = self.lines[first][start:end]
         else:
@@ -500,9 +500,13 @@ def _under_any(path: str, defs: set[str]) -> bool:
     return any(_is_under(path, d) for d in defs)
 
 
-def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
+def _parent(qualname: str) -> str:
+    return qualname.rpartition(".")[0]
+
+
+def _reorders(base: Inventory, side: Inventory, label: Side) -> list[Change]:
     """Definitions a side moved up or down among their siblings."""
-    parent = lambda q: q.rpartition(".")[0]  # noqa: E731
+    parent = _parent
     common = set(base.def_order) & set(side.def_order)
     out: list[Change] = []
     for scope in sorted({parent(q) for q in common}):
@@ -512,7 +516,7 @@ def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
         stayed = lis_members([rank[q] for q in after])
         for q in after:
             if rank[q] not in stayed:
-                out.append(Change(label, "moved", q, "", f"reordered within {scope or MODULE}"))  # type: ignore[arg-type]
+                out.append(Change(label, "moved", q, "", f"reordered within {scope or MODULE}"))
     return out
 
 
@@ -673,7 +677,10 @@ def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list
     A clean line merge can hide either, so the fast path is refused for them.
     """
     bad: list[str] = []
-    defs = lambda inv: {i: inv.fingerprints[i] for i in inv.items if i.kind in ("def", "class")}  # noqa: E731
+
+    def defs(inv: Inventory) -> dict[Item, str]:
+        return {i: inv.fingerprints[i] for i in inv.items if i.is_def}
+
     b, o, t = defs(base), defs(ours), defs(theirs)
     for item, fp in b.items():
         if item not in o and item in t and t[item] != fp:

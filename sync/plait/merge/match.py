@@ -130,7 +130,13 @@ def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: c
 
 
 def _pair_gaps(
-    base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list, skeys: list
+    base: Sequence[N],
+    side: Sequence[N],
+    texts: Texts,
+    pairs: dict[int, int],
+    taken: set[int],
+    bkeys: list[Hashable | None],
+    skeys: list[Hashable | None],
 ) -> None:
     unmatched = [i for i in range(len(base)) if i not in pairs]
     if not unmatched:
@@ -214,13 +220,21 @@ def element_policy(
     return (lambda _n: None), True
 
 
-def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
+Branch = cst.If | cst.Else
+
+
+def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list[Branch], list[Branch], dict[int, int]]:
     bc, xc = if_chain(b), if_chain(x)
     return bc, xc, match_sequence(bc, xc, texts, each(lambda n: branch_key(n, texts)))
 
 
+Handler = cst.ExceptHandler | cst.ExceptStarHandler
+
+
 def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Texts) -> dict[int, int]:
-    return match_sequence(b.handlers, x.handlers, texts, each(lambda h: handler_key(h, texts)))
+    bh: Sequence[Handler] = b.handlers
+    xh: Sequence[Handler] = x.handlers
+    return match_sequence(bh, xh, texts, each(lambda h: handler_key(h, texts)))
 
 
 def paired_bodies(
@@ -233,20 +247,20 @@ def paired_bodies(
     """
     if type(b) is not type(x):
         return []
-    out = []
-    if isinstance(b, cst.If):
+    out: list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]] = []
+    if isinstance(b, cst.If) and isinstance(x, cst.If):
         bc, xc, pairs = branch_pairs(b, x, texts)
         for i, j in pairs.items():
             bb, xb = block_body(bc[i].body), block_body(xc[j].body)
             if bb is not None and xb is not None:
                 out.append((bb, xb))
         return out
-    if isinstance(b, (cst.Try, cst.TryStar)):
+    if isinstance(b, (cst.Try, cst.TryStar)) and isinstance(x, (cst.Try, cst.TryStar)):
         for i, j in handler_pairs(b, x, texts).items():
             bb, xb = block_body(b.handlers[i].body), block_body(x.handlers[j].body)
             if bb is not None and xb is not None:
                 out.append((bb, xb))
-    if isinstance(b, cst.Match):
+    if isinstance(b, cst.Match) and isinstance(x, cst.Match):
         pairs = match_sequence(b.cases, x.cases, texts, each(lambda c: case_key(c, texts)))
         for i, j in pairs.items():
             bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
@@ -366,7 +380,7 @@ class StatementMatcher:
         self,
         body: Sequence[cst.CSTNode],
         m: SideMatch,
-        out: list,
+        out: list[cst.CSTNode],
         parents: dict[int, cst.CSTNode],
         parent: cst.CSTNode | None,
     ) -> None:
@@ -386,7 +400,7 @@ class StatementMatcher:
         self,
         body: Sequence[cst.CSTNode],
         m: SideMatch,
-        out: list,
+        out: list[cst.CSTNode],
         parents: dict[int, cst.CSTNode],
         parent: cst.CSTNode | None,
     ) -> None:

@@ -24,11 +24,11 @@ from typing import Any
 
 import libcst as cst
 
-from .conflicts import MergeConflict, PendingConflict, Sentinels
+from .conflicts import ConflictKind, MergeConflict, PendingConflict, Sentinels
 from .lines import merge_lines
-from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
-from .order import aligned, sequence_order, side_map
-from .result import Change, Side
+from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
+from .order import Origin, aligned, sequence_order, side_map
+from .result import Change, Hand, Side, other
 from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -78,6 +78,12 @@ class _BodyMapper(cst.CSTTransformer):
 
 
 _PASS_BLOCK = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
+def _headers_only(node: cst.FunctionDef | cst.ClassDef) -> cst.CSTNode:
+    skeleton = node.visit(_Skeleton())
+    assert isinstance(skeleton, cst.CSTNode)
+    return skeleton
 
 
 class _Skeleton(cst.CSTTransformer):
@@ -223,7 +229,7 @@ class Merger:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
-        free = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
+        free: set[tuple[Origin, int]] = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
         free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
         slots = sequence_order(len(bl), o_map, t_map, free)
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
@@ -232,7 +238,7 @@ class Merger:
         # The same statement added on both sides is one statement: by key when
         # it has one (a def, an import), by text otherwise.
         okeys, tkeys = body_keys(ol, self.texts), body_keys(tl, self.texts)
-        ours_added = {}
+        ours_added: dict[Hashable, int] = {}
         for j, bi in enumerate(o_map):
             if bi is None:
                 ours_added.setdefault(self._add_identity(ol[j], okeys[j]), j)
@@ -349,7 +355,7 @@ class Merger:
     def _add_identity(self, stmt: Any, key: Hashable | None) -> Hashable:
         return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
-    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
+    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: Hand) -> list[int | None]:
         m = self.match[side]
         where = {id(x): j for j, x in enumerate(xl)}
         out: list[int | None] = [None] * len(xl)
@@ -371,8 +377,9 @@ class Merger:
         if o is None and t is None:
             return []
         if o is None or t is None:
-            present, side = (t, "theirs") if o is None else (o, "ours")
-            gone = "theirs" if side == "ours" else "ours"
+            side: Hand = "theirs" if o is None else "ours"
+            present: Any = t if o is None else o
+            gone = other(side)
             if id(b) in self.match[gone].moved:
                 # Merged where the other side moved it to.
                 return []
@@ -461,14 +468,14 @@ class Merger:
         except (ValueError, RecursionError):
             raise MergeConflict("invalid-result", describe(base, self.texts)) from None
 
-    def emit(self, x: Any, side: str, scope: Scope) -> list[Any]:
+    def emit(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
         """A statement taken from one side, with blocks moved into it merged in place."""
         m = self.match[side]
-        other_side = "theirs" if side == "ours" else "ours"
+        other_side = other(side)
         origin = m.origin(x)
         if origin is not None and id(origin) in m.moved:
-            other = self.match[other_side].partner(origin)
-            if other is None:
+            counterpart = self.match[other_side].partner(origin)
+            if counterpart is None:
                 if self.texts.of(x) == self.texts.of(origin):
                     return []
                 if self.cosmetic(origin, x):
@@ -488,25 +495,25 @@ class Merger:
                     [origin],
                     [x],
                 )
-            o, t = (x, other) if side == "ours" else (other, x)
+            o, t = (x, counterpart) if side == "ours" else (counterpart, x)
             return self.merge_present(origin, o, t, scope, moved=True)
         return self.emit_inside(x, side, scope)
 
-    def emit_inside(self, x: Any, side: str, scope: Scope) -> list[Any]:
+    def emit_inside(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
         if id(x) in self.match[side].holds_move:
             inner = scope.enter(x)
             return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
         return [x]
 
     def conflict(
-        self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
+        self, path: str, kind: ConflictKind, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
     ) -> list[Any]:
         n = len(self.pending)
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
-        mark = lambda part: self.sentinels.statement(n, part)  # noqa: E731
-        first = mark("ours").with_changes(leading_lines=hoisted)
-        return [first, *ours, mark("base"), *base, mark("theirs"), *theirs, mark("end")]
+        first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
+        mark = self.sentinels.statement
+        return [first, *ours, mark(n, "base"), *base, mark(n, "theirs"), *theirs, mark(n, "end")]
 
     def _hoist_blank_lines(self, *versions: list[Any]) -> tuple[Sequence[Any], tuple[list[Any], ...]]:
         # A blank-line gap all versions share stays outside the markers, where it was.
@@ -521,6 +528,10 @@ class Merger:
         )
 
     # -- any node ------------------------------------------------------------------
+    def _value_key(self, element: Any) -> Hashable | None:
+        """An element's identity in a commutative collection: its value's syntax, quotes aside."""
+        return self.texts.syntax(element.value) or self.texts.of(element.value)
+
     def bare(self, node: Any) -> str:
         """An element's text without its trailing comma: becoming last is not an edit."""
         if isinstance(getattr(node, "comma", None), cst.Comma):
@@ -536,8 +547,7 @@ class Merger:
         """
         if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
             return False
-        skeleton = _Skeleton()
-        if self.texts.fresh(b.visit(skeleton)) != self.texts.fresh(present.visit(skeleton)):
+        if self.texts.fresh(_headers_only(b)) != self.texts.fresh(_headers_only(present)):
             return False
         body, edited = block_body(b.body), block_body(present.body)
         if body is None or edited is None:
@@ -580,9 +590,9 @@ class Merger:
             return type(a) is type(b) and self.texts.of(a) == self.texts.of(b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
             return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b, strict=False))
-        return a == b
+        return bool(a == b)
 
-    def take(self, value: Any, side: str, scope: Scope) -> Any:
+    def take(self, value: Any, side: Hand, scope: Scope) -> Any:
         """A value one side changed alone; blocks moved into it still merge."""
         if not self.match[side].moved:
             return value
@@ -706,7 +716,8 @@ class Merger:
                 if exc.kind == "modify/modify"
                 else exc.reason(what)
             )
-            self.pending.append(PendingConflict(n, Scope((*scope.names, b.name.value)).path, exc.kind, reason, headers))  # type: ignore[arg-type]
+            path = Scope((*scope.names, b.name.value)).path
+            self.pending.append(PendingConflict(n, path, exc.kind, reason, (headers[0], headers[1], headers[2])))
             # The colon line of ours' header carries the sentinel, so render
             # can find where the header ends in the printed module.
             mark = cst.TrailingWhitespace(
@@ -731,11 +742,12 @@ class Merger:
         for kind, bb, ob, tb in aligned(bc, oc, tc, po, pt):
             if kind == "base":
                 if ob is None or tb is None:
-                    present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
+                    deleter: Hand = "ours" if ob is None else "theirs"
+                    present = tb if ob is None else ob
                     if present is None or self._own_text(present) == self._own_text(bb):
                         continue
                     if self._cosmetic_branch(bb, present):
-                        self.drop("theirs" if deleter == "ours" else "ours", bb, scope, f"{deleter} deleted it")
+                        self.drop(other(deleter), bb, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
                 merged.append(self._merge_branch(bb, ob, tb, scope))
@@ -757,7 +769,8 @@ class Merger:
             node = node.with_changes(orelse=None)
         for br in reversed(merged[:-1]):
             node = br.with_changes(orelse=node)
-        return node
+        chain: cst.If = node
+        return chain
 
     def _cosmetic_branch(self, b: Any, version: Any) -> bool:
         if isinstance(b, cst.If) and isinstance(version, cst.If):
@@ -818,8 +831,9 @@ class Merger:
     ) -> list[Any]:
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
+        key: ElementKey
         if commutative:
-            key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
+            key, gaps = self._value_key, False
         else:
             key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
@@ -832,11 +846,12 @@ class Merger:
         for kind, b, o, t in aligned(bl, ol, tl, po, pt):
             if kind == "base":
                 if o is None or t is None:
-                    present, deleter = (t, "ours") if o is None else (o, "theirs")
+                    deleter: Hand = "ours" if o is None else "theirs"
+                    present = t if o is None else o
                     if present is None or self.bare(present) == self.bare(b):
                         continue
                     if self.cosmetic(b, present):
-                        self.drop("theirs" if deleter == "ours" else "ours", b, scope, f"{deleter} deleted it")
+                        self.drop(other(deleter), b, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
                 if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):

@@ -130,7 +130,8 @@ class SemanticCheck:
             # Every name any input bound is bound in the same scope of the
             # result: a use the result leaves undefined was undefined on the
             # side that wrote it, so pyflakes has nothing new to find.
-            names, name_uses = [], []
+            names: list[Conflict] = []
+            name_uses: list[Use] = []
         else:
             names, name_uses = self._undefined_conflicts(result, spans)
         calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
@@ -360,7 +361,7 @@ class StatementSpans:
 
 
 def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None) or []
+    decorators: list[ast.expr] = getattr(stmt, "decorator_list", None) or []
     return min([stmt.lineno, *(d.lineno for d in decorators)])
 
 

@@ -360,7 +360,8 @@ def child_bodies(
         body = block_body(stmt.body)
         if body is not None:
             yield ("try", None), body
-        for i, h in enumerate(stmt.handlers):
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = stmt.handlers
+        for i, h in enumerate(handlers):
             body = block_body(h.body)
             if body is not None:
                 yield ("except", handler_key(h, texts) or str(i)), body
