@@ -69,7 +69,8 @@ DEFAULT_SEED = 7
 DEFAULT_JOBS = 2
 DEFAULT_MAX_SECONDS = 1800.0
 MIN_LINES, MAX_LINES = 80, 3000
-SKIPPED_DIRS = {"idlelib", "turtledemo", "site-packages", "__pycache__", "tests", "test"}
+# Test packages and tools are not library code; encodings/ is ~100 generated, near-identical codec tables.
+SKIPPED_DIRS = {"idlelib", "turtledemo", "site-packages", "__pycache__", "tests", "test", "encodings"}
 MIXED = "mixed"
 TRIES = 12  # candidate edits tried per kind and side before giving up on a module
 COUNTERS = ("silent_wrong", "false_conflict", "traceback", "identity", "new_undefined")
@@ -464,18 +465,28 @@ def check_module(job: Job) -> ModuleReport:
         report.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
         return report
     report.kinds = sorted({case.kind for case in cases})
+    report.verdicts, report.unfinished = check_cases(cases, merge, deadline=job.deadline)
+    return report
+
+
+def check_cases(
+    cases: Sequence[Case], merge: MergeFunction, *, deadline: float = float("inf")
+) -> tuple[list[Verdict], int]:
+    """Judge every case, and the identity laws once per distinct side; also how many cases time left unmerged."""
     undefined = Undefined()
     seen: set[str] = set()
+    verdicts: list[Verdict] = []
+    unfinished = 0
     for case in cases:
-        if time.monotonic() > job.deadline:
-            report.unfinished += 1
+        if time.monotonic() > deadline:
+            unfinished += 1
             continue
-        report.verdicts.append(judge(case, merge, undefined))
+        verdicts.append(judge(case, merge, undefined))
         for side, side_text in (("ours", case.ours), ("theirs", case.theirs)):
             if side_text not in seen:
                 seen.add(side_text)
-                report.verdicts.extend(identity_checks(case, side, side_text, merge))
-    return report
+                verdicts.extend(identity_checks(case, side, side_text, merge))
+    return verdicts, unfinished
 
 
 # -- the whole run -----------------------------------------------------------------
