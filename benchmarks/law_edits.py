@@ -1186,6 +1186,40 @@ def _from_imports(src: Source) -> list[tuple[Path, cst.ImportFrom, list[str]]]:
     return found
 
 
+# Nobody adds an import of these today: jokes, and modules deprecated by PEP 594 or on their way out.
+UNLIKELY_IMPORTS = frozenset(
+    [
+        "this",
+        "antigravity",
+        "aifc",
+        "audioop",
+        "cgi",
+        "cgitb",
+        "chunk",
+        "crypt",
+        "imghdr",
+        "mailcap",
+        "msilib",
+        "nis",
+        "nntplib",
+        "ossaudiodev",
+        "pipes",
+        "sndhdr",
+        "spwd",
+        "sunau",
+        "telnetlib",
+        "uu",
+        "xdrlib",
+        "asynchat",
+        "asyncore",
+        "imp",
+        "distutils",
+        "smtpd",
+        "lib2to3",
+    ]
+)
+
+
 def gen_add_imports(src: Source, rng: random.Random, namer: Namer) -> Iterator[Pair]:
     """Both sides add different imports: new statements after the last import, names in ``from x import a, b``."""
     gap = src.import_gap()
@@ -1194,10 +1228,7 @@ def gen_add_imports(src: Source, rng: random.Random, namer: Namer) -> Iterator[P
     modules = [
         m
         for m in sorted(sys.stdlib_module_names)
-        if m.isidentifier()
-        and not m.startswith("_")
-        and m not in src.identifiers
-        and m not in ("this", "antigravity", own)
+        if m.isidentifier() and not m.startswith("_") and m not in src.identifiers and m not in (*UNLIKELY_IMPORTS, own)
     ]
     from_imports = _from_imports(src)
 
@@ -1447,9 +1478,12 @@ def gen_removed_import_vs_use(src: Source, rng: random.Random, namer: Namer) -> 
                 continue
             user_name = namer.fresh(f"{bound.lower().strip('_')}_for_callers")
             code = USE_TEMPLATE.format(name=user_name, used=bound)
+            target = body[gap] if gap < len(body) else None
+            assert target is None or isinstance(target, cst.FunctionDef | cst.ClassDef)
+            spot = f"before {target.name.value} (line {src.line(target)})" if target is not None else "at the end"
             use = Edit(
                 "removed_import_vs_use",
-                f"adds {user_name}() using {bound} before statement {gap + 1}",
+                f"adds {user_name}() using {bound} {spot}",
                 footprint,
                 insert={((), gap): (parse_def(code, 2),)},
             )

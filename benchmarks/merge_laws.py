@@ -65,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import law_edits as le  # noqa: E402 - a sibling of this script, not an installed module
 
 DEFAULT_MODULES = 32
+GOAL_MODULES = 30
 DEFAULT_SEED = 7
 DEFAULT_JOBS = 2
 DEFAULT_MAX_SECONDS = 1800.0
@@ -636,7 +637,17 @@ def print_report(report: Report, *, show: int = 40, out: Callable[[str], None] =
     identity_checks_run = sum(v.check != "pair" for v in report.verdicts)
     out("")
     out(f"({identity_checks_run} identity checks; {report.seconds:.0f} s)")
+    goal = f"0 / 0 / 0 / 0 / 0 over at least {GOAL_MODULES} modules and all {len(le.EDIT_KINDS)} edit kinds"
+    out(f"goal: {goal}: {goal_verdict(report)}")
     out(report.summary_line())
+
+
+def goal_verdict(report: Report) -> str:
+    modules = sum(1 for m in report.modules if m.verdicts)
+    covered = modules >= GOAL_MODULES and report.kinds() == sorted(le.EDIT_KINDS)
+    if not any(report.counters().values()) and covered:
+        return "PASS"
+    return "MISS" if covered else "MISS (sample too small for the goal)"
 
 
 def dump(report: Report, root: Path, *, layout: bool = False) -> list[Path]:
