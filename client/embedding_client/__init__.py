@@ -9,15 +9,17 @@ from . import health
 from .cache import TTLCache
 from .client import EmbeddingClient, Vectors
 from .health import EmbeddingHealth
-from .outcome import EmbedOutcome
+from .outcome import EmbedOutcome, Evidence, evidence_of
 from .packing import pack_embedding, unpack_embedding
 
 __all__ = [
     "EmbedOutcome",
     "EmbeddingClient",
     "EmbeddingHealth",
+    "Evidence",
     "TTLCache",
     "Vectors",
+    "evidence_of",
     "health",
     "pack_embedding",
     "unpack_embedding",

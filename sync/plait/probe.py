@@ -9,15 +9,13 @@ show, plus what to check next.  Rendering lives in `plait.cli.probe_cmd`.
 from __future__ import annotations
 
 import asyncio
-import json
-import shlex
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from embedding_client import EmbeddingClient
+from embedding_client import EmbeddingClient, Evidence, evidence_of
 
 __all__ = ["DEFAULT_TEXT", "MODES", "ProbeResult", "ProbeUsageError", "hints", "probe", "run_probe"]
 
@@ -31,7 +29,11 @@ class ProbeUsageError(ValueError):
 
 @dataclass(frozen=True)
 class ProbeResult:
-    """What one probe call found.  ``endpoint`` is redacted; ``width`` is set when ok."""
+    """What one probe call found.  ``endpoint`` is redacted; ``width`` is set when ok.
+
+    ``evidence`` is the client's record behind ``error``: what `hints` reads,
+    so nothing is parsed back out of the line.
+    """
 
     ok: bool
     attempted: bool
@@ -40,17 +42,20 @@ class ProbeResult:
     endpoint: str
     width: int | None
     elapsed_ms: float
+    evidence: Evidence | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The result as the JSON object `plait probe --json` prints."""
-        return asdict(self)
-
-    @property
-    def failure_kind(self) -> str | None:
-        """The exception type named in the evidence, e.g. ``ConnectError``."""
-        if self.error is None or " failed: " not in self.error:
-            return None
-        return self.error.partition(" failed: ")[2].partition(":")[0]
+        return {
+            "schema": 1,
+            "ok": self.ok,
+            "attempted": self.attempted,
+            "error": self.error,
+            "mode": self.mode,
+            "endpoint": self.endpoint,
+            "width": self.width,
+            "elapsed_ms": self.elapsed_ms,
+        }
 
 
 async def probe(
@@ -93,6 +98,7 @@ async def probe(
         endpoint=client.endpoint,
         width=len(value[0]) if outcome.ok and value else None,
         elapsed_ms=round(elapsed_ms, 3),
+        evidence=evidence_of(outcome),
     )
 
 
@@ -101,34 +107,16 @@ def run_probe(mode: str, url: str, **options: Any) -> ProbeResult:
     return asyncio.run(probe(mode, url, **options))
 
 
-def _curl(result: ProbeResult) -> str:
-    """A curl command that repeats the probe by hand, with no secret in it."""
-    if result.mode == "api":
-        body = json.dumps({"model": "<model>", "input": ["hello"]})
-        auth = " -H \"Authorization: Bearer $PLAIT_API_KEY\""
-    else:
-        body = json.dumps({"texts": ["hello"]})
-        auth = ""
-    return (
-        f"curl -sS --max-time 10 -X POST {shlex.quote(result.endpoint)}"
-        f" -H 'Content-Type: application/json'{auth} -d {shlex.quote(body)}"
-    )
-
-
-def _port(endpoint: str) -> str:
-    try:
-        return str(httpx.URL(endpoint).port or "")
-    except Exception:  # noqa: BLE001 - a redacted endpoint may be "<unparseable url>"
-        return ""
-
-
 def hints(result: ProbeResult) -> list[str]:
     """What an operator should check next, most likely cause first."""
     if result.ok:
         return []
-    kind = result.failure_kind or ""
-    error = result.error or ""
-    port = _port(result.endpoint)
+    evidence = result.evidence
+    if evidence is None:
+        # The client gives every failed call a record; without one there is
+        # only the line, which is already on screen.
+        return ["Is the embedding process alive, and is the URL the one the services use?"]
+    kind, status, port = evidence.kind, evidence.status, evidence.port
     found: list[str] = []
     if kind in ("ConnectError", "ConnectTimeout"):
         found += [
@@ -143,10 +131,12 @@ def hints(result: ProbeResult) -> list[str]:
             "Try again with a longer --timeout to tell slow from stuck.",
         ]
     elif kind == "HTTPStatusError":
-        if " 401 " in error or " 403 " in error:
+        if status in (401, 403):
             found.append("The backend refused the credentials: check the API key (PLAIT_API_KEY).")
-        elif " 404 " in error:
+        elif status == 404:
             found.append("Nothing answers at this path: check the endpoint path in the URL.")
+        elif status is not None and 300 <= status < 400:
+            found.append("The backend redirects; the client never follows: use the final URL.")
         else:
             found.append("The backend failed the request: read its log; is the model downloaded and loaded?")
     elif kind == "ResponseRejected":
@@ -154,11 +144,13 @@ def hints(result: ProbeResult) -> list[str]:
             "The backend answered, but not with usable vectors: the detail above says why.",
             "Did the model or its version change (a width change means stored vectors need re-embedding)?",
         ]
-    elif "returned no embeddings" in error:
+    elif kind is None:
         found.append("The backend answered without vectors: is the model downloaded and loaded?")
+    elif kind == "LocalProtocolError" and not result.attempted:
+        found.append("Nothing was sent: check the API key for a stray newline or space (e.g. read from a file).")
     elif kind in ("UnsupportedProtocol", "InvalidURL", "LocalProtocolError"):
         found.append("The URL itself looks wrong: it needs http:// or https://, a host and a path.")
     else:
         found.append("Is the embedding process alive, and is the URL the one the services use?")
-    found.append(f"Repeat the request by hand: {_curl(result)}")
+    found.append(f"Repeat the request by hand: {evidence.curl(key_variable='PLAIT_API_KEY')}")
     return found

@@ -29,9 +29,7 @@ async def test_hundreds_of_simultaneous_calls_each_get_their_own_outcome(
             plan.append(("500", live, f"status-500|text-{i}"))
     random.Random(7).shuffle(plan)
     async with live, dead:
-        results = await asyncio.gather(
-            *(client.embed_with_outcome([text, text + "/2"]) for _, client, text in plan)
-        )
+        results = await asyncio.gather(*(client.embed_with_outcome([text, text + "/2"]) for _, client, text in plan))
     dead_port = closed_url.split(":")[2].split("/")[0]
     counts = {"ok": 0, "500": 0, "dead": 0}
     for (kind, _, text), (value, outcome) in zip(plan, results, strict=True):

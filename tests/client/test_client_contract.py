@@ -35,9 +35,7 @@ async def test_success_returns_the_servers_vectors(embedding_server: EmbeddingSe
     assert embedding_server.requests[-1].body == {"texts": TEXTS}
 
 
-async def test_embed_returns_plain_vectors_or_none(
-    embedding_server: EmbeddingServer, closed_url: str
-) -> None:
+async def test_embed_returns_plain_vectors_or_none(embedding_server: EmbeddingServer, closed_url: str) -> None:
     async with http_client(embedding_server.url("ok")) as good:
         assert await good.embed(["alpha"]) == [vector_for("alpha")]
     async with http_client(closed_url) as dead:
@@ -138,9 +136,7 @@ async def test_refused_connection_fails_with_evidence(closed_url: str) -> None:
 
 
 @pytest.mark.parametrize(("behaviour", "value"), [("empty", []), ("missing", None)])
-async def test_2xx_without_embeddings(
-    embedding_server: EmbeddingServer, behaviour: str, value: object
-) -> None:
+async def test_2xx_without_embeddings(embedding_server: EmbeddingServer, behaviour: str, value: object) -> None:
     async with http_client(embedding_server.url(behaviour)) as client:
         got, outcome = await client.embed_with_outcome(TEXTS)
     assert got == value and not got
@@ -156,9 +152,7 @@ async def test_width_change_after_learning_is_refused(embedding_server: Embeddin
         assert client.width == DEFAULT_WIDTH
         value, outcome = await client.embed_with_outcome(["wide|second"])
         assert value is None and not outcome.ok
-        assert f"vector 0 has width {DEFAULT_WIDTH + 4}, not the {DEFAULT_WIDTH} learned" in (
-            outcome.error or ""
-        )
+        assert f"vector 0 has width {DEFAULT_WIDTH + 4}, not the {DEFAULT_WIDTH} learned" in (outcome.error or "")
         # The learned width is not replaced by the refused one.
         assert (await client.embed_with_outcome(["third"]))[1].ok
 
@@ -218,15 +212,11 @@ def unit(vector: list[float]) -> list[float]:
 
 def api_client(server: EmbeddingServer, behaviour: str, **options: object) -> EmbeddingClient:
     options.setdefault("timeout", 0.3)
-    return EmbeddingClient(
-        "api", api_key="sk-test-key", api_url=server.url(behaviour), model="test-model", **options
-    )
+    return EmbeddingClient("api", api_key="sk-test-key", api_url=server.url(behaviour), model="test-model", **options)
 
 
 @pytest.mark.parametrize("behaviour", ["api-ok", "api-shuffled"])
-async def test_api_mode_places_by_index_and_normalises(
-    embedding_server: EmbeddingServer, behaviour: str
-) -> None:
+async def test_api_mode_places_by_index_and_normalises(embedding_server: EmbeddingServer, behaviour: str) -> None:
     embedding_server.api_key = "sk-test-key"
     async with api_client(embedding_server, behaviour) as client:
         value, outcome = await client.embed_with_outcome(["one", "two", "three"])
@@ -247,9 +237,7 @@ async def test_api_mode_places_by_index_and_normalises(
         ("api-out-of-range-index", "item 2 has index 3; indices must be 0..2"),
     ],
 )
-async def test_api_mode_refuses_bad_indices(
-    embedding_server: EmbeddingServer, behaviour: str, detail: str
-) -> None:
+async def test_api_mode_refuses_bad_indices(embedding_server: EmbeddingServer, behaviour: str, detail: str) -> None:
     async with api_client(embedding_server, behaviour) as client:
         value, outcome = await client.embed_with_outcome(["one", "two", "three"])
     assert value is None and outcome.attempted and not outcome.ok

@@ -37,6 +37,16 @@ def _copy_top_level(name: str, into: Path) -> None:
         shutil.copy2(spec.origin, into)
 
 
+def run_isolated(code: str, cwd: Path) -> str:
+    """Run *code* in a fresh interpreter that sees only the stdlib and what *code* adds; its stdout."""
+    # -I: no environment, no user site, no cwd; -S: no site-packages at all.
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_client_imports_with_only_stdlib_and_httpx(tmp_path: Path) -> None:
     vendor = tmp_path / "vendor"
     vendor.mkdir()
@@ -44,22 +54,37 @@ def test_client_imports_with_only_stdlib_and_httpx(tmp_path: Path) -> None:
     shutil.copytree(client_dir, vendor / "embedding_client", ignore=shutil.ignore_patterns("__pycache__"))
     for name in HTTPX_CLOSURE:
         _copy_top_level(name, vendor)
-    # -I: no environment, no user site, no cwd; -S: no site-packages at all.
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", PROBE.format(path=str(vendor))],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    report = json.loads(run_isolated(PROBE.format(path=str(vendor)), tmp_path))
     assert report["file"].startswith(str(vendor))
     assert report["unpacked"] == [0.5, -2.0]
     foreign = [
         root
         for root in report["roots"]
-        if root not in sys.stdlib_module_names and root not in HTTPX_CLOSURE
+        if root not in sys.stdlib_module_names
+        and root not in HTTPX_CLOSURE
         and root not in ("embedding_client", "__main__")
     ]
     assert foreign == [], f"the client pulled in {foreign}"
+
+
+HEALTH_PROBE = """
+import sys
+sys.modules["httpx"] = None  # any import of httpx now fails
+sys.path[:0] = [{path!r}]
+from lone import health
+h = health.EmbeddingHealth()
+h.observe_config("none")
+print(h.maybe_advisory()["severity"])
+"""
+
+
+def test_health_and_the_evidence_record_need_only_the_standard_library(tmp_path: Path) -> None:
+    # health reads the evidence record from outcome.py; together they must
+    # stay usable by a service that feeds outcomes from its own wrapper.
+    package = tmp_path / "lone"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    client_dir = Path(embedding_client.__file__).parent
+    for name in ("health.py", "outcome.py"):
+        shutil.copy2(client_dir / name, package / name)
+    assert run_isolated(HEALTH_PROBE.format(path=str(tmp_path)), tmp_path).strip() == "hint"

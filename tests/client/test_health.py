@@ -9,12 +9,17 @@ import pytest
 from embedding_client import EmbedOutcome
 from embedding_client import health as health_mod
 from embedding_client.health import EmbeddingHealth, enabled_from_env
+from embedding_client.outcome import Evidence, Redactor
 
-DEAD = (
-    "mode=http / POST http://127.0.0.1:8765/embed failed: "
-    "ConnectError: [Errno 111] Connection refused"
-)
-FAIL = EmbedOutcome(attempted=True, ok=False, error=DEAD)
+DEAD = "mode=http / POST http://127.0.0.1:8765/embed failed: ConnectError: [Errno 111] Connection refused"
+
+
+def failed(evidence: Evidence) -> EmbedOutcome:
+    """The outcome the client returns for *evidence*: the line plus its record."""
+    return EmbedOutcome(True, False, evidence.line, evidence=evidence)
+
+
+FAIL = failed(Redactor("http", "http://127.0.0.1:8765/embed").failure("ConnectError", "[Errno 111] Connection refused"))
 OK = EmbedOutcome(attempted=True, ok=True)
 CACHE_HIT = EmbedOutcome(attempted=False, ok=True)
 MODE_NONE = EmbedOutcome(attempted=False, ok=False)
@@ -49,6 +54,7 @@ def test_mode_none_gives_a_hint_at_once() -> None:
     assert adv is not None and set(adv) == KEYS
     assert adv["degraded"] is True
     assert adv["reason"] == "embedding_not_configured"
+    assert adv["severity"] == "hint"
     assert "mode=none" in adv["evidence"]
     assert h.snapshot()["state"] == "hint"
 
@@ -67,15 +73,30 @@ def test_unsupported_mode_is_reported_not_silent() -> None:
     h.observe_config("htpp")
     adv = h.maybe_advisory()
     assert adv is not None
+    # Nothing can fail without a backend, so it is a hint; the reason says which.
+    assert adv["severity"] == "hint"
     assert adv["reason"] == "embedding_mode_unsupported"
-    assert "htpp" in adv["evidence"]
+    assert adv["evidence"] == "mode=htpp is not a supported embedding mode"
+
+
+def test_severity_is_one_of_the_two_contract_words() -> None:
+    seen = set()
+    for mode in ("none", "", "htpp", "http"):
+        h = EmbeddingHealth()
+        h.observe_config(mode)
+        h.observe(FAIL)
+        h.observe(FAIL)
+        adv = h.maybe_advisory()
+        assert adv is not None
+        seen.add(adv["severity"])
+    assert seen == {"fault", "hint"}
 
 
 def test_two_failures_give_a_fault_with_evidence() -> None:
     h = faulted()
     adv = h.maybe_advisory()
     assert adv is not None and set(adv) == KEYS
-    assert adv["severity"] == "error"
+    assert adv["severity"] == "fault"
     assert adv["reason"] == "embedding_backend_failing"
     assert DEAD in adv["evidence"]
     assert "2 consecutive" in adv["evidence"]
@@ -136,11 +157,15 @@ def test_full_runbook_then_short_reminders() -> None:
 def test_evidence_follows_the_latest_failure() -> None:
     h = faulted()
     h.maybe_advisory()
-    h.observe(EmbedOutcome(True, False, "mode=http / POST http://h:1/embed failed: ReadTimeout: "))
+    h.observe(failed(Redactor("http", "http://h:9/other").failure("ReadTimeout", "")))
     adv = h.maybe_advisory()
     assert adv is not None
     assert "3 consecutive" in adv["evidence"] and "ReadTimeout" in adv["evidence"]
     assert "ReadTimeout" in adv["runbook"]
+    # A session told now gets the runbook for the latest failure's endpoint.
+    full = h.maybe_advisory("late-session")
+    assert full is not None and is_full(full)
+    assert "grep ':9'" in full["runbook"] and "-X POST http://h:9/other" in full["runbook"]
 
 
 def test_recovery_clears_and_rearms_the_full_runbook() -> None:
@@ -310,13 +335,38 @@ def test_runbook_names_a_generic_switch_without_an_env_name() -> None:
 def test_api_mode_runbook_shows_an_api_style_curl() -> None:
     h = EmbeddingHealth()
     h.observe_config("api")
-    err = EmbedOutcome(True, False, "mode=api / POST https://api.example/v1/embeddings failed: HTTPStatusError: 401")
+    redactor = Redactor("api", "https://key:secret@api.example/v1/embeddings?k=sekrit")
+    err = failed(redactor.failure("HTTPStatusError", "401 Unauthorized", 401))
     h.observe(err)
     h.observe(err)
     adv = h.maybe_advisory()
     assert adv is not None
-    assert "Authorization: Bearer" in adv["runbook"]
+    assert "Authorization: Bearer $API_KEY" in adv["runbook"]
+    assert "curl -sS --max-time 10 -X POST https://api.example:443/v1/embeddings" in adv["runbook"]
     assert "grep ':443'" in adv["runbook"]
+    assert "secret" not in adv["runbook"] and "sekrit" not in adv["runbook"]
+
+
+class ForeignOutcome:
+    """An outcome from another copy of the client: the three fields, no record."""
+
+    def __init__(self, error: str) -> None:
+        self.attempted, self.ok, self.error = True, False, error
+
+
+def test_outcomes_without_a_record_are_used_as_they_are_not_parsed() -> None:
+    # Another copy's line that looks like ours: the runbook must not lift an
+    # endpoint out of it (that text was never redacted by this client).
+    line = "mode=http / POST http://10.0.0.7:9999/embed failed: ConnectError: refused"
+    h = EmbeddingHealth()
+    h.observe_config("http")
+    h.observe(ForeignOutcome(line))
+    h.observe(ForeignOutcome(line + "\n\x1b[31mred"))
+    adv = h.maybe_advisory()
+    assert adv is not None
+    assert adv["evidence"].endswith(line + " \\x1b[31mred")
+    assert "<port>" in adv["runbook"] and "<embedding URL from the evidence>" in adv["runbook"]
+    assert "grep ':9999'" not in adv["runbook"]
 
 
 def test_evidence_without_an_endpoint_still_renders() -> None:

@@ -131,8 +131,12 @@ def test_two_agents_one_service_one_outage(embedding_server: EmbeddingServer, se
         for _, r in received[1:]:
             adv = r["advisory"]
             assert adv["advisory_scope"] == "process"
+            assert adv["severity"] == "fault"
             assert "500" in adv["evidence"]
             assert f"127.0.0.1:{embedding_server.port}" in adv["evidence"]
+            # Port and curl come from the evidence record, through the service.
+            assert f"grep ':{embedding_server.port}'" in adv["runbook"]
+            assert f"-X POST http://127.0.0.1:{embedding_server.port}/embed" in adv["runbook"]
             assert "CPERSONA_DEGRADED_ADVISORY=false" in adv["runbook"]
         # Recall still answered, by keyword, throughout.
         assert received[0][1]["messages"][0]["text"] == "Tea with Mika on Sunday"

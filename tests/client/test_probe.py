@@ -78,15 +78,17 @@ def test_json_output_is_one_object_with_redacted_endpoint(embedding_server: Embe
     code, output = invoke("--url", url, "--json")
     assert code == 0
     report = json.loads(output)
-    assert set(report) == {"ok", "attempted", "error", "mode", "endpoint", "width", "elapsed_ms"}
+    assert set(report) == {"schema", "ok", "attempted", "error", "mode", "endpoint", "width", "elapsed_ms"}
+    assert report["schema"] == 1 and "\n" not in output.strip()
     assert report["ok"] is True and report["attempted"] is True and report["error"] is None
     assert report["endpoint"] == embedding_server.url("ok") and report["width"] == 8
     assert "SECRET" not in output
 
 
 def test_json_output_when_degraded(closed_url: str) -> None:
-    code, output = invoke("--url", closed_url, "--json")
+    code, output = invoke("--url", closed_url, "--json", "--pretty")
     assert code == 1
+    assert output.startswith("{\n  ")
     report = json.loads(output)
     assert report["ok"] is False and report["width"] is None
     assert report["error"].startswith(f"mode=http / POST {closed_url} failed: ConnectError")
@@ -121,14 +123,62 @@ def test_real_process_probe(embedding_server: EmbeddingServer, closed_url: str) 
     env = {**os.environ, "NO_COLOR": "1"}
     ok = subprocess.run(
         [sys.executable, "-m", "plait", "probe", "--mode", "http", "--url", embedding_server.url("ok"), "--json"],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["width"] == 8
     dead = subprocess.run(
         [sys.executable, "-m", "plait", "probe", "--url", closed_url],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert dead.returncode == 1
     assert "evidence: mode=http / POST" in dead.stdout and "what to check" in dead.stdout
     assert "failed: ConnectError" not in dead.stderr
+
+
+def test_a_key_with_a_stray_newline_is_named_and_nothing_is_sent(embedding_server: EmbeddingServer) -> None:
+    args = ("--mode", "api", "--url", embedding_server.url("api-ok"), "--model", "m")
+    code, output = invoke(*args, env={"PLAIT_API_KEY": "sk-from-a-file\n"})
+    assert code == 1
+    assert "the API key is not a legal header value (it holds \\n)" in output
+    assert "Nothing was sent: check the API key for a stray newline" in output
+    assert "sk-from-a-file" not in output
+    assert embedding_server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "hint"),
+    [
+        ("redirect", "The backend redirects; the client never follows"),
+        ("status-503", "The backend failed the request"),
+        ("reset-mid-body", "Is the embedding process alive"),
+    ],
+)
+def test_hints_follow_the_record_not_the_text(embedding_server: EmbeddingServer, behaviour: str, hint: str) -> None:
+    code, output = invoke("--url", embedding_server.url(behaviour), "--timeout", "0.5")
+    assert code == 1
+    assert hint in output
+    assert f"curl -sS --max-time 10 -X POST {embedding_server.url(behaviour)}" in output
+
+
+def test_a_line_that_mentions_401_is_not_read_as_a_401(embedding_server: EmbeddingServer) -> None:
+    # The old hints looked for " 401 " anywhere in the line; here it is the
+    # path, and the backend's answer is a 404.
+    code, output = invoke("--url", embedding_server.base_url + "/x 401 y")
+    assert code == 1
+    assert f"POST {embedding_server.base_url}/x 401 y failed: HTTPStatusError: 404 Not Found" in output
+    assert "check the API key" not in output
+    assert "Nothing answers at this path" in output
+
+
+def test_a_hostile_reason_phrase_cannot_repaint_the_terminal(embedding_server: EmbeddingServer) -> None:
+    code, output = invoke("--url", embedding_server.url("control-chars"))
+    assert code == 1
+    assert "\x1b" not in output and "\u202e" not in output
+    assert "\\x1b[31m" in output

@@ -19,6 +19,7 @@ if str(CPERSONA_ROOT) not in sys.path:
 from cpersona import recall as cp  # noqa: E402
 from cpersona._vendored_mcp_common.embedding_client import EmbeddingClient  # noqa: E402
 from cpersona._vendored_mcp_common.embedding_client.health import EmbeddingHealth  # noqa: E402
+
 from plait.conformance.servers import EmbeddingServer  # noqa: E402
 
 MEMORIES = [
@@ -74,6 +75,7 @@ async def test_outage_falls_back_to_keywords_then_full_then_short(
     assert [m["text"] for m in second["messages"]] == ["The boiler is serviced every March"]
     adv = second["advisory"]
     assert is_full(adv)
+    assert adv["severity"] == "fault"
     assert "500" in adv["evidence"] and f":{embedding_server.port}" in adv["evidence"]
     assert "CPERSONA_DEGRADED_ADVISORY" not in adv["runbook"]  # this health was not told its name
 
@@ -112,12 +114,8 @@ async def test_second_return_site_forwards_the_advisory_it_already_has(
     assert not is_full(later["advisory"])
 
 
-async def test_composite_recall_stays_key_free_when_healthy(
-    client: EmbeddingClient, store: cp.MemoryStore
-) -> None:
-    resp = await cp.recall_with_recent(
-        "tea", store, mode="http", client=client, health=EmbeddingHealth()
-    )
+async def test_composite_recall_stays_key_free_when_healthy(client: EmbeddingClient, store: cp.MemoryStore) -> None:
+    resp = await cp.recall_with_recent("tea", store, mode="http", client=client, health=EmbeddingHealth())
     assert "advisory" not in resp
 
 
@@ -126,6 +124,7 @@ async def test_mode_none_answers_by_keyword_with_a_hint(store: cp.MemoryStore) -
     first = await cp.recall("passport", store, mode="none", client=None, health=h)
     assert [m["text"] for m in first["messages"]] == ["Passport expires in 2027"]
     assert first["advisory"]["reason"] == "embedding_not_configured"
+    assert first["advisory"]["severity"] == "hint"
     assert is_full(first["advisory"])
     second = await cp.recall("tea", store, mode="none", client=None, health=h)
     assert not is_full(second["advisory"])

@@ -64,14 +64,87 @@ def test_bracketed_import_keeps_ours_layout_whole() -> None:
 
 def test_an_engine_bug_degrades_to_a_flagged_line_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     """As a git driver, a traceback would read as 'conflicts' with no markers at all."""
-    from plait.merge import engine
+    from plait.merge import structured
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("boom")
 
-    monkeypatch.setattr(engine.StatementMatcher, "match", broken)
+    monkeypatch.setattr(structured.StatementMatcher, "match", broken)
     result = merge3(BASE, OURS, THEIRS)
     assert result.strategy == "line-fallback"
     assert [c.kind for c in result.conflicts][0] == "internal"
     assert "KeyError" in result.conflicts[0].reason
     assert "<<<<<<< ours" in result.text  # git's own merge of the overlapping lines
+
+
+def _with_edits(body: str) -> tuple[str, str, str]:
+    """Base, and two sides that each append a function (forcing the structured path) and edit elsewhere."""
+    base = "import os\n\n" + body + "\n\ndef g():\n    return 1\n"
+    ours = base.replace("import os", "import os\nimport sys") + "\n\ndef h():\n    return 2\n"
+    theirs = base.replace("return 1", "return 3") + "\n\ndef k():\n    return 4\n"
+    return base, ours, theirs
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("x = " + " + ".join(f"a{i}" for i in range(500)) + "\n", id="500-term-sum"),
+        pytest.param(
+            "def f(x):\n    if x == 0:\n        return 0\n"
+            + "".join(f"    elif x == {i}:\n        return {i}\n" for i in range(1, 330)),
+            id="330-branch-elif",
+        ),
+    ],
+)
+def test_deeply_nested_real_code_merges_structurally(body: str) -> None:
+    """These raised RecursionError from the inventory, outside the guard: a traceback, exit 1."""
+    base, ours, theirs = _with_edits(body)
+    result = merge3(base, ours, theirs)
+    assert result.clean and result.strategy == "structured"
+    assert "import sys" in result.text and "return 3" in result.text and "def h" in result.text and "def k" in result.text
+
+
+def test_nesting_past_what_libcst_survives_is_a_line_merge_with_a_note() -> None:
+    # libcst's native parser overflows the C stack around 10,000 levels: never hand it such input.
+    base, ours, theirs = _with_edits("x = " + " + ".join(f"a{i}" for i in range(20_000)) + "\n")
+    result = merge3(base, ours, theirs)
+    assert result.strategy == "line-fallback"
+    assert any("levels deep" in n for n in result.notes)
+
+
+def test_an_exception_that_cannot_even_be_printed_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    from plait.merge import structured
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise Unprintable
+
+    monkeypatch.setattr(structured.StatementMatcher, "match", broken)
+    result = merge3(BASE, OURS, THEIRS)
+    assert result.conflicts[0].kind == "internal"
+    assert "Unprintable: <unprintable>" in result.conflicts[0].reason
+
+
+def test_a_bug_in_the_audits_is_caught_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard covers every stage, not a hand-kept list of exception types in one of them."""
+    from plait.merge import engine
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ZeroDivisionError("audit bug")
+
+    monkeypatch.setattr(engine, "summarize", broken)
+    result = merge3(BASE, OURS, THEIRS)
+    assert result.strategy == "line-fallback"
+    assert "ZeroDivisionError: audit bug" in result.conflicts[0].reason
+
+
+def test_a_utf8_bom_is_kept_and_does_not_stop_the_structured_merge() -> None:
+    bom = "\ufeff"
+    result = merge3(bom + BASE, bom + OURS, bom + THEIRS)
+    assert result.clean and result.strategy == "structured"
+    assert result.text.startswith(bom) and result.text.count(bom) == 1
+    # A side that drops the BOM is an edit like any other.
+    assert not merge3(bom + BASE, OURS, bom + THEIRS).text.startswith(bom)

@@ -63,7 +63,28 @@ def test_an_addition_that_landed_in_another_class_is_misplaced_not_moved() -> No
 
 def test_an_addition_missing_from_the_result_is_lost() -> None:
     _changes, lost = summarize(inv(BASE), inv(OURS), inv(BASE), inv(BASE))
-    assert [(c.kind, c.path) for c in lost] == [("lost", "A.f")]
+    # The branch, and the statement inside it, both named at their definition.
+    assert {(c.kind, c.path) for c in lost} == {("lost", "A.f")}
+    assert any("branch m == \"y\"" in c.reason for c in lost)
+    assert any("`return 2`" in c.reason for c in lost)
+
+
+def test_a_statement_moved_into_a_helper_must_arrive() -> None:
+    """The extract-helper loss: one side moves statements into a new def, the result keeps the def but not them."""
+    base = "def f(items):\n    total = sum(items)\n    log(total)\n    return total\n"
+    theirs = "def _log(items):\n    total = sum(items)\n    log(total)\n\n\ndef f(items):\n    _log(items)\n    return sum(items)\n"
+    hollow = "def _log(items):\n    pass\n\n\ndef f(items):\n    _log(items)\n    return sum(items)\n"
+    _changes, lost = summarize(inv(base), inv(base), inv(theirs), inv(hollow))
+    assert [c.kind for c in lost] == ["lost", "lost"]
+    assert {c.path for c in lost} == {"_log"}
+
+
+def test_a_cosmetic_edit_need_not_survive_the_other_sides_deletion() -> None:
+    base = "x = 1\nprint('a')\n"
+    ours = "x = 1\nprint(\"a\")  # loud\n"
+    theirs = "x = 1\n"
+    _changes, lost = summarize(inv(base), inv(ours), inv(theirs), inv(theirs))
+    assert lost == []
 
 
 def test_a_definition_stacked_twice_is_reported() -> None:
@@ -72,3 +93,12 @@ def test_a_definition_stacked_twice_is_reported() -> None:
     stacked = BASE + "\ndef g():\n    return 1\n\ndef g():\n    return 2\n"
     _changes, lost = summarize(inv(BASE), inv(ours), inv(theirs), inv(stacked))
     assert ("add/add", "g") in [(c.kind, c.path) for c in lost]
+
+
+def test_an_assignment_bound_twice_where_no_side_did_is_reported() -> None:
+    ours = "LIMIT = 1\n" + BASE
+    theirs = BASE + "\nLIMIT = 2\n"
+    both = "LIMIT = 1\n" + BASE + "\nLIMIT = 2\n"
+    _changes, lost = summarize(inv(BASE), inv(ours), inv(theirs), inv(both))
+    assert [(c.kind, c.path) for c in lost] == [("add/add", "LIMIT")]
+    assert "lines 1, 12" in lost[0].reason

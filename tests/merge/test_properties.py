@@ -384,6 +384,7 @@ def same_place_elements(draw):
         o.consts[i].entries.insert(at, "key_o")
         t.consts[i].entries.insert(at, "key_t")
         needles = ('"key_o"', '"key_t"')
+        kind = f"entry-{base.consts[i].kind}"
     elif kind == "import":
         if not base.imports:
             return None
@@ -435,9 +436,14 @@ def same_place_elements(draw):
 @examples(20)
 @given(same_place_elements().filter(lambda x: x is not None))
 def test_law7_same_place_elements_ours_first(data):
+    """Commutative collections take ours then theirs (or stay sorted, which keeps *_o before *_t); lists conflict."""
     kind, base, ours, theirs, (n_o, n_t) = data
     result = merge3(base, ours, theirs)
     why = f"\n--- {kind}\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
+    if kind == "entry-list":
+        # A list literal is ordered: two insertions at one point have no right order (diff3).
+        assert [c.kind for c in result.conflicts] == ["modify/modify"], why
+        return
     assert result.clean, why
     ast.parse(result.text)
     at_o, at_t = result.text.find(n_o), result.text.find(n_t)

@@ -27,9 +27,7 @@ def _render(result: ProbeResult, console: Console) -> None:
         console.print(Text(f"  width {result.width}, {result.elapsed_ms:.1f} ms"))
         return
     console.print(
-        Text.assemble(
-            ("degraded", "bold red"), f"  embedding failed: mode={result.mode} {result.endpoint}"
-        ),
+        Text.assemble(("degraded", "bold red"), f"  embedding failed: mode={result.mode} {result.endpoint}"),
         soft_wrap=True,
     )
     # soft_wrap: the evidence stays one line, so it can be grepped and pasted.
@@ -39,18 +37,36 @@ def _render(result: ProbeResult, console: Console) -> None:
         console.print(Text(f"  - {hint}"), soft_wrap=True)
 
 
-@click.command()
-@click.option("--mode", type=click.Choice(MODES), default="http", show_default=True,
-              help="http: POST {texts}; api: OpenAI-compatible POST {model, input}.")
+@click.command(short_help="Embed one text and say whether embedding works, and if not, why.")
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="http",
+    show_default=True,
+    help="http: POST {texts}; api: OpenAI-compatible POST {model, input}.",
+)
 @click.option("--url", required=True, help="The embedding endpoint, exactly as the services use it.")
 @click.option("--text", default=DEFAULT_TEXT, show_default=True, help="The text to embed.")
-@click.option("--api-key", envvar="PLAIT_API_KEY", default="", show_default=False,
-              help="Bearer key for --mode api (or set PLAIT_API_KEY).")
+@click.option(
+    "--api-key",
+    envvar="PLAIT_API_KEY",
+    default="",
+    show_default=False,
+    help="Bearer key for --mode api (or set PLAIT_API_KEY).",
+)
 @click.option("--model", default="", help="Model name for --mode api.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
-              show_default=True, help="Seconds to wait for connect and for the answer.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds to wait for connect and for the answer.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of prose.")
-def probe(mode: str, url: str, text: str, api_key: str, model: str, timeout: float, as_json: bool) -> None:
+@click.option("--pretty", is_flag=True, help="With --json: indent the object for people.")
+def probe(
+    mode: str, url: str, text: str, api_key: str, model: str, timeout: float, as_json: bool, pretty: bool
+) -> None:
     """Embed one text through the client and show the outcome.
 
     Exits 0 when embedding works, 1 when it is degraded, 2 on usage errors.
@@ -63,7 +79,7 @@ def probe(mode: str, url: str, text: str, api_key: str, model: str, timeout: flo
     except ProbeUsageError as exc:
         raise click.UsageError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(result.to_json(), indent=2 if pretty else None))
     else:
         _render(result, Console())
     click.get_current_context().exit(EXIT_OK if result.ok else EXIT_DEGRADED)

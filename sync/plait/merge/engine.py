@@ -1,24 +1,157 @@
-"""The merge pipeline end to end: identity, fast path, structured, fallbacks."""
+"""The merge pipeline end to end: identity, fast path, structured, audits, fallbacks.
+
+Every result, whichever path made it, passes the same audits before it may
+be called clean: nothing either side added is lost (the inventory), no name
+is bound twice where no side did, no deletion hides a modification, and no
+name is left undefined that no input left undefined (the semantic check).
+
+libcst is imported only when the structured path runs: as a git merge driver
+plait starts once per conflicted file, and most merges end on the fast path.
+"""
 
 from __future__ import annotations
 
 import ast
 import gc
-import hashlib
+import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
-import libcst as cst
-
-from ..errors import UnparsableSource
+from ..errors import PlaitError, UnparsableSource
+from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .inventory import Inventory, law5_violations, summarize, take_inventory
 from .lines import LineMerge, merge_lines
-from .match import BudgetExceeded, Deadline, StatementMatcher
-from .merge import Merger
-from .render import render
-from .result import Conflict, MergeResult
+from .result import Change, MergeResult, Strategy
+from .semantic import SemanticCheck, StatementSpans
 
 DEFAULT_BUDGET = 10.0
 _LABELS = ("base", "ours", "theirs")
+_BOM = "\ufeff"
+
+# Deeper than this (a 3,000-term `a + b + ...`), libcst's native parser can
+# overflow the C stack; such modules get a flagged line merge instead.
+MAX_DEPTH = 3000
+_PARSE_RECURSION = 20_000
+
+
+class _Budget:
+    """The per-file time budget, counted from the start of the call."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.perf_counter() + seconds
+
+
+def merge3(
+    base: str,
+    ours: str,
+    theirs: str,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    strict: bool = False,
+    markers: Markers = DEFAULT_MARKERS,
+    names: tuple[str, str, str] = _LABELS,
+) -> MergeResult:
+    """Merge `theirs` (incoming) into `ours` (local), both descended from `base`.
+
+    With `strict`, an input that does not parse raises `UnparsableSource`
+    (sync and vendor must not write lineages from broken code); otherwise the
+    merge falls back to a line merge and says so in `notes`.  The budget
+    counts from this call, parsing included.  `markers` sets git's marker
+    size and labels; `names` is how notes and errors name the three inputs
+    (the CLI passes file names).
+
+    Never raises for a bug in plait: an internal error degrades to a line
+    merge flagged as a conflict.  It raises `PlaitError` only when not even
+    a line merge can be made (no git on PATH, input git cannot merge).
+    """
+    started = _Budget(budget)
+    with _quiet_gc():
+        try:
+            return _Merge(base, ours, theirs, started, strict, markers, names).run()
+        except PlaitError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the guard: a bug must not cost the user their merge
+            return _flagged_line_merge(base, ours, theirs, markers, names, exc)
+
+
+def _flagged_line_merge(
+    base: str, ours: str, theirs: str, markers: Markers, names: tuple[str, str, str], exc: Exception
+) -> MergeResult:
+    """git's line merge, flagged as a conflict that names the bug."""
+    lm = merge_lines(base, ours, theirs, markers, names)
+    detail = _describe_exception(exc)
+    bug = Conflict("<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it")
+    return MergeResult(lm.text, [bug, *_line_conflicts(lm)], [], "line-fallback", [bug.reason])
+
+
+def _describe_exception(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose str() fails still gets named
+        text = "<unprintable>"
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
+@contextmanager
+def _quiet_gc() -> Iterator[None]:
+    # A merge allocates millions of short-lived, acyclic CST nodes; the cyclic
+    # collector would only rescan them.  Everything is released on return.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_recursion_saved = 0
+
+
+@contextmanager
+def _deep_recursion(limit: int) -> Iterator[None]:
+    """Raise the interpreter's recursion limit while any merge needs it.
+
+    The tree walks (ast visitors, libcst's visitors and printer) recurse once
+    per nesting level, and real modules hold expressions hundreds of levels
+    deep.  The limit is process-wide, so concurrent merges share one raise
+    and the last one out restores it.
+    """
+    global _recursion_users, _recursion_saved
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _recursion_saved = sys.getrecursionlimit()
+        _recursion_users += 1
+        if sys.getrecursionlimit() < limit:
+            sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        with _recursion_lock:
+            _recursion_users -= 1
+            if _recursion_users == 0:
+                sys.setrecursionlimit(_recursion_saved)
+
+
+def _depth(tree: ast.AST) -> int:
+    """The nesting depth of an ast, measured without recursing."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _line_conflicts(lm: LineMerge) -> list[Conflict]:
+    return [Conflict("<module>", "text", "both sides changed these lines", line) for line in lm.conflict_lines]
 
 
 def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
@@ -28,122 +161,192 @@ def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
         return None, f"{label} does not parse (line {exc.lineno}: {exc.msg})"
     except ValueError as exc:  # null bytes
         return None, f"{label} does not parse ({exc})"
+    except (RecursionError, MemoryError):
+        return None, f"{label} nests too deeply to parse"
 
 
-def _line_conflicts(lm: LineMerge) -> list[Conflict]:
-    return [Conflict("<module>", "text", "both sides changed these lines", line) for line in lm.conflict_lines]
+@dataclass
+class _Region:
+    """Lines of a candidate result to put between markers, and whose code they are."""
+
+    conflict: Conflict
+    first: int
+    last: int
+    side: str
 
 
-def _tag(base: str, ours: str, theirs: str) -> str:
-    """A sentinel prefix no input contains; derived from the inputs so output is deterministic."""
-    seed = hashlib.sha256("\0".join((base, ours, theirs)).encode()).hexdigest()
-    for i in range(0, len(seed) - 10):
-        tag = seed[i : i + 10]
-        if not any(f"__plait_{tag}" in s for s in (base, ours, theirs)):
-            return tag
-    raise RuntimeError("no free sentinel tag")  # pragma: no cover - 2^40 collisions
+@dataclass
+class _Audit:
+    """What is wrong with a candidate result, by the laws every result must keep.
 
-
-def merge3(base: str, ours: str, theirs: str, *, budget: float = DEFAULT_BUDGET, strict: bool = False) -> MergeResult:
-    """Merge `theirs` (incoming) into `ours` (local), both descended from `base`.
-
-    With `strict`, an input that does not parse raises `UnparsableSource`
-    (sync and vendor must not write lineages from broken code); otherwise the
-    merge falls back to a line merge and says so in `notes`.  The budget
-    counts from this call, parsing included.
+    `marked` problems can be shown in place (a use of a removed name, a name
+    bound twice); the others (a lost statement, a hidden deletion) cannot,
+    because what is wrong is what is missing.
     """
-    deadline = Deadline(time.perf_counter() + budget)
-    # A merge allocates millions of short-lived, acyclic CST nodes; the cyclic
-    # collector would only rescan them.  Everything is released on return.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _merge3(base, ours, theirs, deadline, budget, strict)
-    finally:
-        if collecting:
-            gc.enable()
+
+    changes: list[Change]
+    problems: list[Conflict]
+    marked: list[_Region]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and not self.marked
 
 
-def _merge3(base: str, ours: str, theirs: str, deadline: Deadline, budget: float, strict: bool) -> MergeResult:
-    trees = []
-    problems = []
-    for text, label in zip((base, ours, theirs), _LABELS):
-        tree, problem = _parse(text, label)
-        trees.append(tree)
-        if problem:
-            problems.append((label, problem))
-    if problems:
-        if strict:
-            label, problem = problems[0]
-            raise UnparsableSource(problem.split(" does not parse ", 1)[1].strip("()"), path=label)
-        lm = merge_lines(base, ours, theirs)
-        notes = [f"{p}; used a line-based merge" for _, p in problems]
-        return MergeResult(lm.text, _line_conflicts(lm), [], "line-fallback", notes)
-
-    inv_b, inv_o, inv_t = (take_inventory(tree, text) for tree, text in zip(trees, (base, ours, theirs)))  # type: ignore[arg-type]
-
-    # Identity laws hold byte for byte: nothing to merge when a side is unchanged.
-    if ours == base or theirs == base or ours == theirs:
-        text, inv_r = (theirs, inv_t) if ours == base else (ours, inv_o)
-        changes, _ = summarize(inv_b, inv_o, inv_t, inv_r)
-        return MergeResult(text, [], changes, "identity")
-
-    lm = merge_lines(base, ours, theirs)
-    if lm.clean and not law5_violations(inv_b, inv_o, inv_t):
-        tree, _problem = _parse(lm.text, "result")
-        if tree is not None:
-            changes, lost = summarize(inv_b, inv_o, inv_t, take_inventory(tree, lm.text))
-            if not lost:
-                return MergeResult(lm.text, [], changes, "line")
-
-    return _structured(base, ours, theirs, lm, (inv_b, inv_o, inv_t), deadline, budget)
+def _strip_bom(texts: tuple[str, str, str]) -> tuple[tuple[str, str, str], bool]:
+    """The texts without a UTF-8 BOM, and whether the result carries one (merged like any edit)."""
+    b, o, t = (s.startswith(_BOM) for s in texts)
+    keep = t if o == b else o
+    stripped = tuple(s[1:] if s.startswith(_BOM) else s for s in texts)
+    return (stripped[0], stripped[1], stripped[2]), keep
 
 
-def _structured(
-    base: str, ours: str, theirs: str, lm: LineMerge, invs: tuple[Inventory, Inventory, Inventory], deadline: Deadline, budget: float
-) -> MergeResult:
-    inv_b, inv_o, inv_t = invs
-    tag = _tag(base, ours, theirs)
-    try:
-        modules = []
-        for text, label in zip((base, ours, theirs), _LABELS):
-            deadline.check()
-            try:
-                modules.append(cst.parse_module(text))
-            except cst.ParserSyntaxError as exc:
-                changes, _ = summarize(inv_b, inv_o, inv_t, None)
-                note = f"{label} is Python that libcst cannot parse (line {exc.raw_line}); used a line-based merge"
-                return MergeResult(lm.text, _line_conflicts(lm), changes, "line-fallback", [note])
-        bm, om, tm = modules
-        from .tree import Texts
+class _Merge:
+    """One merge: the state the stages share, and the order they run in."""
 
-        texts = Texts()
-        for module in modules:
-            texts.capture(module)
-        matcher = StatementMatcher(texts, deadline)
-        merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, tag)
-        merged = merger.merge_module(bm, om, tm)
-        text, conflicts = render(merged, merger.pending, tag)
-    except BudgetExceeded:
-        changes, _ = summarize(inv_b, inv_o, inv_t, None)
-        budget_conflict = Conflict("<module>", "budget", f"the structured merge ran past its {budget:g}s budget; this is a line merge")
-        return MergeResult(lm.text, [budget_conflict, *_line_conflicts(lm)], changes, "line-fallback", [budget_conflict.reason])
-    except (RecursionError, cst.CSTValidationError, cst.CSTLogicError, ValueError, TypeError, KeyError, AttributeError, AssertionError) as exc:
-        # A bug in plait must not cost the user their merge: as a git driver
-        # a traceback would read as "conflicts" with no markers at all.  The
-        # line merge is shown instead, flagged as a conflict naming the bug.
-        changes, _ = summarize(inv_b, inv_o, inv_t, None)
-        bug = Conflict("<module>", "internal", f"the structured merge failed ({type(exc).__name__}: {exc}); this is a line merge, please report it")
-        return MergeResult(lm.text, [bug, *_line_conflicts(lm)], changes, "line-fallback", [bug.reason])
+    def __init__(
+        self,
+        base: str,
+        ours: str,
+        theirs: str,
+        budget: _Budget,
+        strict: bool,
+        markers: Markers,
+        names: tuple[str, str, str],
+    ) -> None:
+        self.raw = (base, ours, theirs)
+        self.budget = budget
+        self.strict = strict
+        self.markers = markers
+        self.names = names
 
-    if conflicts:
-        changes, _ = summarize(inv_b, inv_o, inv_t, None)
-        return MergeResult(text, conflicts, changes, "structured")
-    tree, problem = _parse(text, "the structured result")
-    if tree is None:
-        # Never emit a structured result that does not re-parse as clean.
-        changes, _ = summarize(inv_b, inv_o, inv_t, None)
-        bad = Conflict("<module>", "invalid-result", f"{problem}; this is a line merge")
-        return MergeResult(lm.text, [bad, *_line_conflicts(lm)], changes, "line-fallback", [bad.reason])
-    changes, lost = summarize(inv_b, inv_o, inv_t, take_inventory(tree, text))
-    return MergeResult(text, lost, changes, "structured")
+    def run(self) -> MergeResult:
+        (base, ours, theirs), bom = _strip_bom(self.raw)
+        result = self._run(base, ours, theirs)
+        if bom and not result.text.startswith(_BOM):
+            result.text = _BOM + result.text
+        return result
+
+    def _run(self, base: str, ours: str, theirs: str) -> MergeResult:
+        self.texts = (base, ours, theirs)
+        trees: list[ast.Module] = []
+        problems: list[tuple[str, str]] = []
+        # The parser's nesting check follows the recursion limit; machine-made
+        # modules (a 4,000-term sum) parse fine with room to recurse.
+        with _deep_recursion(_PARSE_RECURSION):
+            for text, name in zip(self.texts, self.names, strict=True):
+                tree, problem = _parse(text, name)
+                if tree is not None:
+                    trees.append(tree)
+                if problem:
+                    problems.append((name, problem))
+        if problems:
+            if self.strict:
+                name, problem = problems[0]
+                raise UnparsableSource(problem.split(" does not parse ", 1)[-1].strip("()"), path=name)
+            return self._line_fallback([f"{p}; used a line-based merge" for _, p in problems])
+        depth = max(_depth(tree) for tree in trees)
+        if depth > MAX_DEPTH:
+            # As for an input that does not parse: git's merge, said so.
+            return self._line_fallback([f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; used a line-based merge"])
+        with _deep_recursion(4 * depth + 2000):
+            return self._merge(trees[0], trees[1], trees[2])
+
+    def _lines(self) -> LineMerge:
+        return merge_lines(*self.texts, self.markers, self.names)
+
+    def _line_fallback(self, notes: list[str], changes: list[Change] | None = None) -> MergeResult:
+        lm = self._lines()
+        return MergeResult(lm.text, _line_conflicts(lm), changes or [], "line-fallback", notes)
+
+    def _merge(self, bt: ast.Module, ot: ast.Module, tt: ast.Module) -> MergeResult:
+        base, ours, theirs = self.texts
+        invs = (take_inventory(bt, base), take_inventory(ot, ours), take_inventory(tt, theirs))
+        self.invs = invs
+        self.semantic = SemanticCheck(bt, ot, tt)
+
+        # Identity laws hold byte for byte: nothing to merge when a side is unchanged.
+        if ours == base or theirs == base or ours == theirs:
+            text, inv_r = (theirs, invs[2]) if ours == base else (ours, invs[1])
+            changes, _ = summarize(*invs, inv_r)
+            return MergeResult(text, [], changes, "identity")
+
+        lm = self._lines()
+        line_audit: _Audit | None = None
+        if lm.clean:
+            line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
+            if line_audit is not None and line_audit.passed:
+                return MergeResult(lm.text, [], line_audit.changes, "line")
+            if line_audit is not None and not line_audit.problems and all(r.conflict.kind == "semantic" for r in line_audit.marked):
+                # Only uses of a name the other side removed: the structured
+                # merge would combine the same two edits, so mark them in
+                # git's result.
+                return self._with_marks(lm.text, line_audit, "line")
+        return self._structured(lm)
+
+    def _audit(self, text: str, hidden: list[str] | None = None) -> _Audit | None:
+        """Check a candidate against every law; None when it does not even parse."""
+        tree, _problem = _parse(text, "result")
+        if tree is None:
+            return None
+        changes, problems = summarize(*self.invs, take_inventory(tree, text))
+        for path in hidden or ():
+            problems.append(Conflict(path, "delete/modify", f"one side deleted {path} and the other changed it"))
+        spans = StatementSpans(tree)
+        marked: list[_Region] = []
+        for conflict in list(problems):
+            if conflict.kind == "add/add" and conflict.line is not None:
+                _path, first, last = spans.around(conflict.line)
+                problems.remove(conflict)
+                marked.append(_Region(conflict, first, last, self._whose(tree, first)))
+        semantic, uses = self.semantic.conflicts(tree)
+        marked += [_Region(c, u.first, u.last, u.side) for c, u in zip(semantic, uses, strict=True)]
+        return _Audit(changes, problems, marked)
+
+    def _whose(self, tree: ast.Module, line: int) -> str:
+        """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
+        stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
+        if stmt is not None and self.invs[1].statements[ast.dump(stmt)] == 0 and self.invs[2].statements[ast.dump(stmt)]:
+            return "theirs"
+        return "ours"
+
+    def _with_marks(self, text: str, audit: _Audit, strategy: Strategy) -> MergeResult:
+        from .render import mark_regions
+
+        marked, lines = mark_regions(text, [(r.first, r.last, r.side) for r in audit.marked], self.markers)
+        conflicts = [Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked]
+        return MergeResult(marked, [*audit.problems, *conflicts], audit.changes, strategy)
+
+    def _structured(self, lm: LineMerge) -> MergeResult:
+        from .structured import BudgetExceeded, LibcstUnparsable, structured_merge
+
+        base, ours, theirs = self.texts
+        try:
+            text, conflicts, dropped = structured_merge(base, ours, theirs, self.budget.at, self.markers)
+        except BudgetExceeded:
+            changes, _ = summarize(*self.invs, None)
+            reason = f"the structured merge ran past its {self.budget.seconds:g}s budget; this is a line merge"
+            over = Conflict("<module>", "budget", reason)
+            return MergeResult(lm.text, [over, *_line_conflicts(lm)], changes, "line-fallback", [reason])
+        except LibcstUnparsable as exc:
+            changes, _ = summarize(*self.invs, None)
+            note = f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
+            return MergeResult(lm.text, _line_conflicts(lm), changes, "line-fallback", [note])
+
+        if conflicts:
+            changes, _ = summarize(*self.invs, None)
+            return MergeResult(text, conflicts, [*changes, *dropped], "structured")
+        audit = self._audit(text)
+        if audit is None:
+            # Never emit a structured result that does not re-parse as clean.
+            _tree, problem = _parse(text, "the structured result")
+            changes, _ = summarize(*self.invs, None)
+            bad = Conflict("<module>", "invalid-result", f"{problem}; this is a line merge")
+            return MergeResult(lm.text, [bad, *_line_conflicts(lm)], changes, "line-fallback", [bad.reason])
+        audit.changes.extend(dropped)
+        if audit.passed:
+            return MergeResult(text, [], audit.changes, "structured")
+        return self._with_marks(text, audit, "structured")
+
+
+__all__ = ["DEFAULT_BUDGET", "Inventory", "merge3"]

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .merge import lis_members
-from .result import Change, Conflict
+from .order import lis_members
+from .conflicts import Conflict
+from .result import Change, Side
 
 MODULE = "<module>"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -25,9 +26,21 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 @dataclass(frozen=True, order=True)
 class Item:
+    """One element of a module: what it is, where, and which one.
+
+    `key` is the element's identity, spelled from its syntax so that
+    re-quoting or re-wrapping it is no change; `detail` is the author's own
+    spelling, which reads better in reports.
+    """
+
     kind: str  # def, class, param, decorator, base, import, except, branch, kwarg, entry, statements
     path: str  # qualname of the def itself (def/class) or of the enclosing def
-    detail: str  # human name of the element, empty for def/class
+    key: str
+    detail: str = field(default="", compare=False)  # human name of the element, empty for def/class
+
+    @property
+    def is_def(self) -> bool:
+        return self.kind in ("def", "class")
 
 
 class Inventory:
@@ -39,21 +52,141 @@ class Inventory:
         self.def_counts: Counter[str] = Counter()
         # Definitions in source order, for reporting reorders.
         self.def_order: list[str] = []
-        self._by_detail: dict[tuple[str, str], set[str]] | None = None
+        # Every statement by its syntax alone (`ast.dump`: blind to quotes,
+        # comments and wrapping), wherever it stands: a block moved into a
+        # new helper is still there, and a cosmetic edit is no edit.
+        self.statements: Counter[str] = Counter()
+        self.statement_sites: dict[str, tuple[str, int, str]] = {}
+        # What a statement is about regardless of its details (the target of
+        # an assignment, the callee of a call), to recognise edited versions.
+        self.statement_anchors: dict[str, str] = {}
+        # Names bound per scope (module and class bodies, definitions
+        # anywhere): a merge must not bind a name twice where no side did.
+        self.bindings: Counter[tuple[str, str]] = Counter()
+        self.binding_lines: dict[tuple[str, str], list[int]] = {}
+        self._by_key: dict[tuple[str, str], set[str]] | None = None
+        self.source_lines: list[str] = []
 
-    def paths_for(self, kind: str, detail: str) -> set[str]:
-        """Where an element with this name stands, wherever it was moved to."""
-        if self._by_detail is None:
-            self._by_detail = {}
+    def paths_for(self, kind: str, key: str) -> set[str]:
+        """Where an element with this identity stands, wherever it was moved to."""
+        if self._by_key is None:
+            self._by_key = {}
             for it in self.items:
-                self._by_detail.setdefault((it.kind, it.detail), set()).add(it.path)
-        return self._by_detail.get((kind, detail), set())
+                self._by_key.setdefault((it.kind, it.key), set()).add(it.path)
+        return self._by_key.get((kind, key), set())
 
 
 def take_inventory(tree: ast.Module, source: str) -> Inventory:
     inv = Inventory()
+    inv.source_lines = source.splitlines()
     _Collector(inv, source).collect(tree)
+    _collect_statements(tree, inv)
     return inv
+
+
+_COMPOUND_HEADERS: dict[type[ast.stmt], tuple[str, ...]] = {
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.With: ("items",),
+    ast.AsyncWith: ("items",),
+    ast.Try: (),
+    ast.TryStar: (),
+    ast.Match: ("subject",),
+}
+
+
+def _header_key(stmt: ast.stmt, fields: tuple[str, ...]) -> str:
+    parts = []
+    for name in fields:
+        value = getattr(stmt, name)
+        parts.append(",".join(ast.dump(v) for v in value) if isinstance(value, list) else ast.dump(value))
+    return f"{type(stmt).__name__}({';'.join(parts)})"
+
+
+def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
+    """Statements and bindings, walked iteratively (bodies only, never expressions)."""
+    # (body, path, binds_everything): module and class bodies bind every
+    # name they assign; a function body's locals may be rebound freely, so
+    # only the definitions in it count.
+    stack: list[tuple[list[ast.stmt], str, bool]] = [(tree.body, MODULE, True)]
+    while stack:
+        body, path, binds_all = stack.pop()
+        for stmt in body:
+            _bind(stmt, path, binds_all, inv)
+            if isinstance(stmt, _DEFS):
+                inner = stmt.name if path == MODULE else f"{path}.{stmt.name}"
+                stack.append((stmt.body, inner, isinstance(stmt, ast.ClassDef)))
+                continue
+            fields = _COMPOUND_HEADERS.get(type(stmt))
+            if fields is None:
+                key = ast.dump(stmt)
+            else:
+                key = _header_key(stmt, fields)
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(stmt, name, None)
+                    if block:
+                        stack.append((block, path, binds_all))
+                for handler in getattr(stmt, "handlers", ()):
+                    caught = ast.dump(handler.type) if handler.type else ""
+                    _count(inv, f"except({caught};{handler.name})", path, handler.lineno, "except")
+                    stack.append((handler.body, path, binds_all))
+                for case in getattr(stmt, "cases", ()):
+                    guard = ast.dump(case.guard) if case.guard else ""
+                    _count(inv, f"case({ast.dump(case.pattern)};{guard})", path, case.pattern.lineno, "case")
+                    stack.append((case.body, path, binds_all))
+            _count(inv, key, path, stmt.lineno, _anchor(stmt))
+
+
+def _count(inv: Inventory, key: str, path: str, line: int, anchor: str) -> None:
+    inv.statements[key] += 1
+    if key not in inv.statement_sites:
+        text = inv.source_lines[line - 1].strip() if line <= len(inv.source_lines) else ""
+        inv.statement_sites[key] = (path, line, text if len(text) <= 60 else text[:57] + "...")
+        inv.statement_anchors[key] = anchor
+
+
+def _anchor(stmt: ast.stmt) -> str:
+    """What a statement is about, for pairing two edited versions of it."""
+    kind = type(stmt).__name__
+    if isinstance(stmt, ast.Assign):
+        return kind + ":" + ",".join(ast.dump(t) for t in stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return kind + ":" + ast.dump(stmt.target)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return kind + ":" + ast.dump(stmt.value.func)
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return "import"
+    return kind
+
+
+def _bind(stmt: ast.stmt, path: str, binds_all: bool, inv: Inventory) -> None:
+    names: list[str] = []
+    if isinstance(stmt, _DEFS):
+        names.append(stmt.name)
+    elif isinstance(stmt, ast.Import):
+        names += [a.asname or a.name.partition(".")[0] for a in stmt.names]
+    elif isinstance(stmt, ast.ImportFrom):
+        names += [a.asname or a.name for a in stmt.names if a.name != "*"]
+    elif binds_all and isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            names += _target_names(target)
+    elif binds_all and isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        names += _target_names(stmt.target)
+    for name in names:
+        inv.bindings[(path, name)] += 1
+        inv.binding_lines.setdefault((path, name), []).append(stmt.lineno)
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
 
 
 class _Collector(ast.NodeVisitor):
@@ -63,6 +196,8 @@ class _Collector(ast.NodeVisitor):
         # lookup, as ast.get_source_segment does (quadratic on big modules).
         self.lines = source.encode("utf-8").splitlines(keepends=True)
         self.scope: list[str] = []
+        # Whether each enclosing scope is a function: locals are not members.
+        self.in_function: list[bool] = [False]
         self.container: list[str] = []
 
     # -- helpers -------------------------------------------------------------------
@@ -96,14 +231,14 @@ class _Collector(ast.NodeVisitor):
         end = node.end_lineno or node.lineno
         return b"".join(self.lines[i] for i in range(first, end) if i not in skip).decode("utf-8")
 
-    def add(self, kind: str, detail: str, path: str | None = None) -> None:
-        self.inv.items.add(Item(kind, self.path if path is None else path, detail))
+    def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None) -> None:
+        self.inv.items.add(Item(kind, self.path if path is None else path, detail if key is None else key, detail))
 
     def collect(self, tree: ast.Module) -> None:
         # Imports are reported name by name, so they stay out of this fingerprint.
         own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
         if own:
-            item = Item("statements", MODULE, "module-level statements")
+            item = Item("statements", MODULE, "module-level statements", "module-level statements")
             self.inv.items.add(item)
             self.inv.fingerprints[item] = "".join(self.src(s) for s in own)
         self.visit(tree)
@@ -121,10 +256,10 @@ class _Collector(ast.NodeVisitor):
         self.inv.fingerprints[item] = self.own_text(node)
         for dec in node.decorator_list:
             callee = dec.func if isinstance(dec, ast.Call) else dec
-            self.add("decorator", f"decorator @{self.src(callee)}", qual)
+            self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{ast.dump(callee)}")
         if isinstance(node, ast.ClassDef):
             for base in node.bases:
-                self.add("base", f"base {self.src(base)}", qual)
+                self.add("base", f"base {self.src(base)}", qual, f"base {ast.dump(base)}")
             for kw in node.keywords:
                 self.add("base", f"base {kw.arg or '**'}=", qual)
         else:
@@ -138,8 +273,10 @@ class _Collector(ast.NodeVisitor):
         for dec in node.decorator_list:
             self.visit(dec)
         self.scope.append(node.name)
+        self.in_function.append(not isinstance(node, ast.ClassDef))
         for stmt in node.body:
             self.visit(stmt)
+        self.in_function.pop()
         self.scope.pop()
 
     visit_FunctionDef = _visit_def
@@ -160,20 +297,26 @@ class _Collector(ast.NodeVisitor):
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
-                self.add("except", f"except type {self.src(t)}")
+                self.add("except", f"except type {self.src(t)}", key=f"except type {ast.dump(t)}")
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
-        self.add("branch", f"branch {self.src(node.test)}")
+        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {ast.dump(node.test)}")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        callee = self.src(node.func)
-        for kw in node.keywords:
-            self.add("kwarg", f"keyword argument {kw.arg or '**'} in {callee}(...)")
+        if node.keywords:
+            callee, callee_key = self.src(node.func), ast.dump(node.func)
+            for kw in node.keywords:
+                name = kw.arg or "**"
+                self.add("kwarg", f"keyword argument {name} in {callee}(...)", key=f"kwarg {name} in {callee_key}")
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        if not self.in_function[-1]:
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.add("attribute", f"attribute {target.id}")
         names = [self.src(t) for t in targets]
         self.container.append(names[0] if names else "")
         if value is not None:
@@ -187,7 +330,9 @@ class _Collector(ast.NodeVisitor):
         self._visit_assign_value([node.target], node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._visit_assign_value([node.target], node.value)
+        self.container.append(self.src(node.target))
+        self.visit(node.value)
+        self.container.pop()
 
     def _where(self) -> str:
         target = self.container[-1] if self.container else ""
@@ -196,7 +341,10 @@ class _Collector(ast.NodeVisitor):
     def visit_Dict(self, node: ast.Dict) -> None:
         where = self._where()
         for key in node.keys:
-            self.add("entry", f"dict key {self.src(key) if key is not None else '**'}{where}")
+            if key is None:
+                self.add("entry", f"dict key **{where}")
+            else:
+                self.add("entry", f"dict key {self.src(key)}{where}", key=f"dict key {ast.dump(key)}{where}")
         self.container.append("")
         for v in node.values:
             self.visit(v)
@@ -211,7 +359,7 @@ class _Collector(ast.NodeVisitor):
         if always or (self.container and self.container[-1]):
             where = self._where()
             for elt in node.elts:
-                self.add("entry", f"entry {self.src(elt)}{where}")
+                self.add("entry", f"entry {self.src(elt)}{where}", key=f"entry {ast.dump(elt)}{where}")
         self.container.append("")
         for elt in node.elts:
             self.visit(elt)
@@ -229,67 +377,86 @@ class _Collector(ast.NodeVisitor):
 
 # -- comparing inventories ------------------------------------------------------------
 
-def _side_changes(base: Inventory, side: Inventory, label: str) -> list[Change]:
+@dataclass(frozen=True)
+class _Reported:
+    """A change one side made, with the element it is about (None for reorders)."""
+
+    change: Change
+    item: Item | None
+
+    @property
+    def ident(self) -> tuple[str, ...]:
+        if self.item is None:
+            return (self.change.kind, self.change.path, self.change.detail)
+        return (self.change.kind, self.item.kind, self.item.path, self.item.key)
+
+
+def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_Reported], list[Item]]:
     """What one side did to base, as a maintainer would say it.
 
     Elements inside a definition the side added or removed are part of that
     one change; an element removed in one place and added in another is one
     move; elements that moved into a definition the side added are counted in
     that definition's note (upstream's `embed_with_outcome` "took over" the
-    dispatch from `embed`).
+    dispatch from `embed`).  Those folded elements are returned too: the
+    note is no proof that they arrived, so the ledger checks each one.
     """
     added = side.items - base.items
     removed = base.items - side.items
-    is_def = lambda it: it.kind in ("def", "class")  # noqa: E731
-    added_defs = {it.path for it in added if is_def(it)}
-    removed_defs = {it.path for it in removed if is_def(it)}
-    under = lambda path, defs: any(_is_under(path, d) for d in defs)  # noqa: E731
+    added_defs = {it.path for it in added if it.is_def}
+    removed_defs = {it.path for it in removed if it.is_def}
 
     moved_def_from: dict[Item, Item] = {}
-    for gone in sorted(it for it in removed if is_def(it)):
+    for gone in sorted(it for it in removed if it.is_def):
         name = gone.path.rsplit(".", 1)[-1]
         for new in sorted(added):
-            if new.kind == gone.kind and is_def(new) and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
+            if new.kind == gone.kind and new.is_def and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
                 moved_def_from[new] = gone
                 break
-    removed_by_detail: dict[tuple[str, str], list[Item]] = {}
+    removed_by_key: dict[tuple[str, str], list[Item]] = {}
     for it in sorted(removed):
-        if not is_def(it):
-            removed_by_detail.setdefault((it.kind, it.detail), []).append(it)
+        if not it.is_def:
+            removed_by_key.setdefault((it.kind, it.key), []).append(it)
     moved_from: dict[Item, Item] = {}
     for it in sorted(added):
-        if not is_def(it) and removed_by_detail.get((it.kind, it.detail)):
-            moved_from[it] = removed_by_detail[(it.kind, it.detail)].pop(0)
+        if not it.is_def and removed_by_key.get((it.kind, it.key)):
+            moved_from[it] = removed_by_key[(it.kind, it.key)].pop(0)
     moved_sources = set(moved_from.values()) | set(moved_def_from.values())
 
     took_over: dict[str, dict[str, int]] = {}
-    changes: list[Change] = []
+    folded: list[Item] = []
+    out: list[_Reported] = []
     for it in sorted(added):
         if it in moved_def_from:
-            changes.append(Change(label, "moved", it.path, it.detail, f"from {moved_def_from[it].path}"))  # type: ignore[arg-type]
+            out.append(_Reported(Change(label, "moved", it.path, it.detail, f"from {moved_def_from[it].path}"), it))
         elif it in moved_from:
             src = moved_from[it].path
             home = next((d for d in sorted(added_defs) if _is_under(it.path, d)), None)
             if home is not None:
                 took_over.setdefault(home, {}).setdefault(src, 0)
                 took_over[home][src] += 1
+                folded.append(it)
             else:
-                changes.append(Change(label, "moved", it.path, it.detail, f"from {src}"))  # type: ignore[arg-type]
-        elif is_def(it) or not under(it.path, added_defs):
-            changes.append(Change(label, "added", it.path, it.detail))  # type: ignore[arg-type]
+                out.append(_Reported(Change(label, "moved", it.path, it.detail, f"from {src}"), it))
+        elif it.is_def or not _under_any(it.path, added_defs):
+            out.append(_Reported(Change(label, "added", it.path, it.detail), it))
     for it in sorted(removed - moved_sources):
-        if is_def(it) or not under(it.path, removed_defs):
-            changes.append(Change(label, "removed", it.path, it.detail))  # type: ignore[arg-type]
+        if it.is_def or not _under_any(it.path, removed_defs):
+            out.append(_Reported(Change(label, "removed", it.path, it.detail), it))
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
-            changes.append(Change(label, "changed", it.path, it.detail))  # type: ignore[arg-type]
-    changes.extend(_reorders(base, side, label))
-    if took_over:
-        for i, c in enumerate(changes):
-            if c.kind == "added" and not c.detail and c.path in took_over:
-                notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
-                changes[i] = Change(c.side, c.kind, c.path, c.detail, f"took over {notes}")
-    return changes
+            out.append(_Reported(Change(label, "changed", it.path, it.detail), it))
+    out.extend(_Reported(c, None) for c in _reorders(base, side, label))
+    for i, r in enumerate(out):
+        c = r.change
+        if c.kind == "added" and not c.detail and c.path in took_over:
+            notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
+            out[i] = _Reported(Change(c.side, c.kind, c.path, c.detail, f"took over {notes}"), r.item)
+    return out, folded
+
+
+def _under_any(path: str, defs: set[str]) -> bool:
+    return any(_is_under(path, d) for d in defs)
 
 
 def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
@@ -321,43 +488,123 @@ def summarize(
     path is reported as having moved with its enclosing block, which is how a
     lineage's branch follows upstream's dispatch into a new method.
     """
-    o = _side_changes(base, ours, "ours")
-    t = _side_changes(base, theirs, "theirs")
-    key = lambda c: (c.kind, c.path, c.detail)  # noqa: E731
-    t_keys = {key(c) for c in t}
-    o_keys = {key(c) for c in o}
-    merged: list[Change] = []
-    for c in o:
-        merged.append(Change("both", c.kind, c.path, c.detail, c.note) if key(c) in t_keys else c)
-    merged.extend(c for c in t if key(c) not in o_keys)
+    o, o_folded = _side_changes(base, ours, "ours")
+    t, t_folded = _side_changes(base, theirs, "theirs")
+    t_idents = {r.ident for r in t}
+    o_idents = {r.ident for r in o}
+    merged: list[_Reported] = []
+    for r in o:
+        if r.ident in t_idents:
+            c = r.change
+            r = _Reported(Change("both", c.kind, c.path, c.detail, c.note), r.item)
+        merged.append(r)
+    merged.extend(r for r in t if r.ident not in o_idents)
 
     lost: list[Conflict] = []
     if result is None:
-        return merged, lost
-    kinds = {(it.path, it.detail): it.kind for inv in (ours, theirs) for it in inv.items if it.detail}
-    def_moves = {c.note.removeprefix("from "): c.path for c in merged if c.kind == "moved" and not c.detail and c.note.startswith("from ")}
+        return [r.change for r in merged], lost
+    def_moves = {
+        r.change.note.removeprefix("from "): r.change.path
+        for r in merged
+        if r.change.kind == "moved" and not r.change.detail and r.change.note.startswith("from ")
+    }
     final: list[Change] = []
-    for c in merged:
-        if c.kind in ("added", "moved") and c.detail:
-            item = Item(kinds.get((c.path, c.detail), ""), c.path, c.detail)
-            if item not in result.items:
-                elsewhere = sorted(result.paths_for(item.kind, item.detail) - base.paths_for(item.kind, item.detail))
-                home = next((p for p in elsewhere if _plausible_home(c.path, p, def_moves)), None)
-                if home is not None:
-                    c = Change(c.side, c.kind, c.path, c.detail, f"moved with the enclosing block into {home}")
-                elif elsewhere:
-                    lost.append(Conflict(c.path, "misplaced", f"{c.side} added {c.detail} here but the merge put it in {elsewhere[0]}"))
-                elif not _container_removed(c.path, result):
-                    lost.append(Conflict(c.path, "lost", f"{c.side} added {c.detail} but the merge result lacks it"))
-        elif c.kind in ("added", "moved") and Item("def", c.path, "") not in result.items and Item("class", c.path, "") not in result.items:
+    for r in merged:
+        c = r.change
+        if c.kind in ("added", "moved") and r.item is not None and not r.item.is_def:
+            problem, note = _check_arrived(r.item, c.side, base, result, def_moves)
+            if problem is not None:
+                lost.append(problem)
+            elif note:
+                c = Change(c.side, c.kind, c.path, c.detail, note)
+        elif c.kind in ("added", "moved") and r.item is not None and not _defined(c.path, result):
             lost.append(Conflict(c.path, "lost", f"{c.side} added {c.path} but the merge result lacks it"))
         final.append(c)
-    # The same name defined twice where neither side had that is two bodies
-    # silently stacked, which a line merge happily produces.
-    for qual, n in result.def_counts.items():
-        if n > max(ours.def_counts.get(qual, 0), theirs.def_counts.get(qual, 0)):
-            lost.append(Conflict(qual, "add/add", f"{qual} is defined {n} times in the result"))
+    for side, folded in (("ours", o_folded), ("theirs", t_folded)):
+        for item in folded:
+            problem, _ = _check_arrived(item, side, base, result, def_moves)
+            if problem is not None:
+                lost.append(problem)
+    lost.extend(_lost_statements(base, ours, theirs, result))
+    lost.extend(_duplicate_bindings(ours, theirs, result))
     return final, lost
+
+
+def _check_arrived(
+    item: Item, side: str, base: Inventory, result: Inventory, def_moves: dict[str, str]
+) -> tuple[Conflict | None, str]:
+    """Whether an element a side added is in the result: (a conflict if not, a note if it moved)."""
+    if item in result.items:
+        return None, ""
+    elsewhere = sorted(result.paths_for(item.kind, item.key) - base.paths_for(item.kind, item.key))
+    home = next((p for p in elsewhere if _plausible_home(item.path, p, def_moves)), None)
+    if home is not None:
+        return None, f"moved with the enclosing block into {home}"
+    if elsewhere:
+        return Conflict(item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"), ""
+    if _container_removed(item.path, result):
+        return None, ""
+    return Conflict(item.path, "lost", f"{side} added {item.detail} but the merge result lacks it"), ""
+
+
+def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result: Inventory) -> list[Conflict]:
+    """Statements the result has fewer of than a 3-way merge of the counts says.
+
+    Counted by syntax alone and wherever they stand: a statement both sides
+    kept is kept, even when one side moved it into a new helper; one side's
+    deletion wins over the other side leaving it be, or only re-formatting it.
+    Where both sides changed a count differently there is no answer, and no
+    check.  A statement both sides edited comes out as a third version that
+    no input has; a missing version is excused by such a newcomer of the
+    same kind (an assignment to the same target, a call of the same callee).
+    """
+    short: dict[str, Inventory] = {}
+    newcomers: set[str] = set()
+    for stmt in set(base.statements) | set(ours.statements) | set(theirs.statements) | set(result.statements):
+        b, o, t = base.statements[stmt], ours.statements[stmt], theirs.statements[stmt]
+        r = result.statements[stmt]
+        if r > max(b, o, t):
+            newcomers.add(result.statement_anchors[stmt])
+        # The side whose count the merge must follow; its copy is the one to name.
+        if o == b:
+            want, decider = t, theirs
+        elif t == b or o == t:
+            want, decider = o, ours
+        else:
+            continue
+        if r < want:
+            short[stmt] = decider
+    out: list[Conflict] = []
+    for stmt, decider in sorted(short.items()):
+        if decider.statement_anchors[stmt] in newcomers:
+            continue
+        label = "ours" if decider is ours else "theirs"
+        path, line, text = decider.statement_sites[stmt]
+        out.append(Conflict(path, "lost", f"{label} has `{text}` (its line {line}) but the merge result lacks it"))
+    return out
+
+
+def _duplicate_bindings(ours: Inventory, theirs: Inventory, result: Inventory) -> list[Conflict]:
+    """Names the result binds more often in one scope than either side does.
+
+    Two sides adding `LIMIT` in different places, or one def stacked on
+    another, merge cleanly line by line and silently keep only the last.
+    """
+    out: list[Conflict] = []
+    for (scope, name), n in sorted(result.bindings.items()):
+        if n > max(ours.bindings[(scope, name)], theirs.bindings[(scope, name)]):
+            lines_bound = sorted(result.binding_lines[(scope, name)])
+            lines = ", ".join(str(x) for x in lines_bound)
+            where = "at module level" if scope == MODULE else f"in {scope}"
+            qualname = name if scope == MODULE else f"{scope}.{name}"
+            reason = f"{name} is bound {n} times {where} (lines {lines}), more than on either side"
+            # The line is the last binding's: the one that silently wins.
+            out.append(Conflict(qualname, "add/add", reason, lines_bound[-1]))
+    return out
+
+
+def _defined(path: str, inv: Inventory) -> bool:
+    return Item("def", path, "") in inv.items or Item("class", path, "") in inv.items
 
 
 def _plausible_home(src: str, dest: str, def_moves: dict[str, str]) -> bool:
@@ -374,9 +621,7 @@ def _plausible_home(src: str, dest: str, def_moves: dict[str, str]) -> bool:
 
 def _container_removed(path: str, result: Inventory) -> bool:
     """An element is not lost when the definition holding it is gone on purpose."""
-    if path == MODULE:
-        return False
-    return Item("def", path, "") not in result.items and Item("class", path, "") not in result.items
+    return path != MODULE and not _defined(path, result)
 
 
 def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list[str]:

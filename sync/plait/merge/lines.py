@@ -16,11 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import PlaitError
-
-MARKER_OURS = "<<<<<<< ours"
-MARKER_BASE = "||||||| base"
-MARKER_SEP = "======="
-MARKER_THEIRS = ">>>>>>> theirs"
+from .conflicts import DEFAULT_MARKERS, Markers
 
 
 @dataclass(frozen=True)
@@ -35,25 +31,37 @@ class LineMerge:
         return self.conflicts == 0
 
 
-def merge_lines(base: str, ours: str, theirs: str) -> LineMerge:
-    """Merge three texts line by line exactly as `git merge-file --diff3` does."""
+def merge_lines(
+    base: str, ours: str, theirs: str, markers: Markers = DEFAULT_MARKERS, names: tuple[str, str, str] = ("base", "ours", "theirs")
+) -> LineMerge:
+    """Merge three texts line by line exactly as `git merge-file --diff3` does.
+
+    `names` name the inputs in errors: git only knows the temporary files.
+    """
     git = shutil.which("git")
     if git is None:
         raise PlaitError("git is not on PATH; the line-based merge needs `git merge-file`")
+    named = dict(zip(("base", "ours", "theirs"), names, strict=True))
+    inputs = {"ours": ours, "base": base, "theirs": theirs}  # git merge-file's argument order
+    culprit = next((named[label] for label, text in inputs.items() if "\0" in text), None)
+    if culprit is not None:
+        raise PlaitError("contains NUL bytes; git cannot merge it as text", path=culprit)
     with tempfile.TemporaryDirectory(prefix="plait-merge-") as tmp:
-        paths = []
-        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
-            path = os.path.join(tmp, name)
+        paths = {}
+        for label, text in inputs.items():
+            paths[label] = os.path.join(tmp, label)
             # newline="" keeps CRLF files byte-exact through the merge.
-            with open(path, "w", encoding="utf-8", newline="") as fh:
+            with open(paths[label], "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
-            paths.append(path)
-        proc = subprocess.run(
-            [git, "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", *paths],
-            capture_output=True,
-        )
+        argv = [git, "merge-file", "-p", "--diff3", f"--marker-size={markers.size}"]
+        argv += ["-L", markers.ours, "-L", markers.base, "-L", markers.theirs, *paths.values()]
+        proc = subprocess.run(argv, capture_output=True)
     if proc.returncode < 0 or proc.returncode > 127:
-        raise PlaitError(f"git merge-file failed: {proc.stderr.decode(errors='replace').strip()}")
+        message = proc.stderr.decode(errors="replace").strip()
+        for label, path in paths.items():
+            message = message.replace(path, named[label])
+        raise PlaitError(f"git merge-file failed: {message}")
     text = proc.stdout.decode("utf-8")
-    lines = [i + 1 for i, line in enumerate(text.splitlines()) if line == MARKER_OURS]
+    start = markers.line("ours")
+    lines = [i + 1 for i, line in enumerate(text.splitlines()) if line == start]
     return LineMerge(text=text, conflicts=len(lines), conflict_lines=tuple(lines))

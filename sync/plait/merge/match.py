@@ -11,14 +11,27 @@ its new home.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 
-from .tree import Texts, block_body, branch_key, case_key, child_bodies, handler_key, if_chain, kind_of, statement_key
+from .tree import (
+    Texts,
+    block_body,
+    branch_key,
+    case_key,
+    child_bodies,
+    dotted,
+    handler_key,
+    if_chain,
+    kind_of,
+    nested_bodies,
+    body_keys,
+    statement_key,
+)
 
 N = TypeVar("N", bound=cst.CSTNode)
 
@@ -42,11 +55,19 @@ class Deadline:
             raise BudgetExceeded
 
 
+SequenceKeys = Callable[[Sequence[N]], list[Hashable | None]]
+
+
+def each(key: Callable[[N], Hashable | None]) -> SequenceKeys[N]:
+    """Keys of a sequence whose elements are keyed one by one, position aside."""
+    return lambda seq: [key(n) for n in seq]
+
+
 def match_sequence(
     base: Sequence[N],
     side: Sequence[N],
     texts: Texts,
-    key: Callable[[N], Hashable | None],
+    keys: SequenceKeys[N],
     *,
     pair_gaps: bool = True,
 ) -> dict[int, int]:
@@ -59,8 +80,8 @@ def match_sequence(
     pairing off: there, a different element is a different element.
     """
     pairs: dict[int, int] = {}
-    bkeys = [key(n) for n in base]
-    skeys = [key(n) for n in side]
+    bkeys = keys(base)
+    skeys = keys(side)
     bcount: dict[Hashable, int] = {}
     scount: dict[Hashable, int] = {}
     for k in bkeys:
@@ -139,13 +160,57 @@ def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[i
             taken.add(best)
 
 
+ElementKey = Callable[[Any], Hashable | None]
+
+
+def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]) -> tuple[ElementKey, bool]:
+    """How the elements of a sequence field pair: a key function, and whether leftovers may pair by similarity.
+
+    Keyed fields are commutative collections: an element is its key, and a
+    different key is a different element.  `commutative` holds the ids of
+    list and tuple literals that are data (``__all__``); every other list,
+    tuple and positional argument list is ordered and pairs like statements.
+    """
+    t = texts
+
+    def value(node: cst.CSTNode) -> str:
+        # By syntax, so a re-quoted entry is still the same entry.
+        return t.syntax(node) or t.of(node)
+
+    if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
+        return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
+    if isinstance(parent, cst.Dict) and field == "elements":
+        return (lambda e: value(e.key) if isinstance(e, cst.DictElement) else "**" + value(e.value)), False
+    if isinstance(parent, cst.Set) and field == "elements":
+        return (lambda e: value(e.value)), False
+    if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in commutative:
+        return (lambda e: value(e.value)), False
+    if isinstance(parent, cst.Call) and field == "args":
+        return (
+            lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)
+        ), True
+    if isinstance(parent, cst.ClassDef) and field == "bases":
+        return (lambda a: value(a.value)), False
+    if isinstance(parent, cst.ClassDef) and field == "keywords":
+        return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
+        return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
+    if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
+        return (lambda p: p.name.value), False
+    if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
+        return (lambda h: handler_key(h, t)), True
+    if isinstance(parent, cst.Match) and field == "cases":
+        return (lambda c: case_key(c, t)), True
+    return (lambda _n: None), True
+
+
 def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
     bc, xc = if_chain(b), if_chain(x)
-    return bc, xc, match_sequence(bc, xc, texts, lambda n: branch_key(n, texts))
+    return bc, xc, match_sequence(bc, xc, texts, each(lambda n: branch_key(n, texts)))
 
 
 def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Texts) -> dict[int, int]:
-    return match_sequence(b.handlers, x.handlers, texts, lambda h: handler_key(h, texts))
+    return match_sequence(b.handlers, x.handlers, texts, each(lambda h: handler_key(h, texts)))
 
 
 def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
@@ -170,7 +235,7 @@ def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Se
             if bb is not None and xb is not None:
                 out.append((bb, xb))
     if isinstance(b, cst.Match):
-        pairs = match_sequence(b.cases, x.cases, texts, lambda c: case_key(c, texts))
+        pairs = match_sequence(b.cases, x.cases, texts, each(lambda c: case_key(c, texts)))
         for i, j in pairs.items():
             bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
             if bb is not None and xb is not None:
@@ -230,8 +295,20 @@ class StatementMatcher:
     def __init__(self, texts: Texts, deadline: Deadline) -> None:
         self.texts = texts
         self.deadline = deadline
+        # Keys depend on a statement's place in its body (see `body_keys`),
+        # so they are computed per body and looked up per statement.
+        self._keys: dict[int, tuple[cst.CSTNode, Hashable | None]] = {}
 
-    def key(self, stmt: cst.CSTNode):
+    def keys_of(self, body: Sequence[cst.CSTNode]) -> list[Hashable | None]:
+        keys: list[Hashable | None] = list(body_keys(body, self.texts))
+        for stmt, key in zip(body, keys, strict=True):
+            self._keys[id(stmt)] = (stmt, key)
+        return keys
+
+    def key(self, stmt: cst.CSTNode) -> Hashable | None:
+        hit = self._keys.get(id(stmt))
+        if hit is not None and hit[0] is stmt:
+            return hit[1]
         return statement_key(stmt, self.texts)
 
     def match(self, base: cst.Module, side: cst.Module) -> SideMatch:
@@ -246,7 +323,7 @@ class StatementMatcher:
 
     def _match_bodies(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> None:
         self.deadline.check()
-        pairs = match_sequence(bbody, xbody, self.texts, self.key)
+        pairs = match_sequence(bbody, xbody, self.texts, self.keys_of)
         for i, j in pairs.items():
             m.pair(bbody[i], xbody[j])
         for i, j in pairs.items():
@@ -254,12 +331,27 @@ class StatementMatcher:
 
     def _descend(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
         if self.texts.of(b) == self.texts.of(x):
+            # Identical subtrees still pair statement by statement: the other
+            # side may move a block out of this one (extract a helper, wrap a
+            # statement), and a statement without a partner here would read
+            # as "this side deleted it".
+            self._pair_identical(b, x, m)
             return
         for bb, xb in paired_bodies(b, x, self.texts):
             self._match_bodies(bb, xb, m)
 
+    def _pair_identical(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
+        stack = [(b, x)]
+        while stack:
+            bs, xs = stack.pop()
+            for bbody, xbody in zip(nested_bodies(bs), nested_bodies(xs), strict=True):
+                for bi, xi in zip(bbody, xbody, strict=True):
+                    m.pair(bi, xi)
+                    stack.append((bi, xi))
+
     # -- moves -------------------------------------------------------------------
     def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        self.keys_of(body)
         for s in body:
             partner = m.partner(s)
             if partner is not None and self.texts.of(partner) == self.texts.of(s):
@@ -272,6 +364,7 @@ class StatementMatcher:
                 self._orphans(inner, m, out, parents, s)
 
     def _newcomers(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        self.keys_of(body)
         for s in body:
             origin = m.origin(s)
             if origin is not None and self.texts.of(origin) == self.texts.of(s):

@@ -24,36 +24,20 @@ from typing import Any
 
 import libcst as cst
 
-from .match import Deadline, SideMatch, branch_pairs, match_sequence
-from .tree import Texts, branch_key, case_key, dotted, handler_key, statement_key
+from .conflicts import MergeConflict, PendingConflict, Sentinels
+from .result import Change, Side
+from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
+from .order import aligned, sequence_order, side_map
+from .tree import Texts, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
 _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace, cst.Comma)
 
 
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+
 _BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
-
-
-class MergeConflict(Exception):
-    """Raised inside a statement; the statement becomes a conflict region."""
-
-    def __init__(self, kind: str, what: str | None = None, deleter: str | None = None) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.what = what
-        self.deleter = deleter
-
-    def reason(self, fallback: str) -> str:
-        what = self.what or fallback
-        if self.kind == "delete/modify" and self.deleter:
-            other = "theirs" if self.deleter == "ours" else "ours"
-            return f"{self.deleter} deleted {what} that {other} changed"
-        if self.kind == "add/add":
-            return f"both sides added {what} with different contents"
-        if self.kind == "invalid-result":
-            return f"merging {what} gave invalid Python"
-        return f"both sides changed {what}"
 
 
 @dataclass(frozen=True)
@@ -71,57 +55,6 @@ class Scope:
         if isinstance(node, cst.ClassDef):
             return Scope((*self.names, node.name.value), self.in_function)
         return self
-
-
-@dataclass(frozen=True)
-class PendingConflict:
-    number: int
-    path: str
-    kind: str
-    reason: str
-    # For a conflict confined to a def/class header: ours', base's and
-    # theirs' definitions with their bodies cut to `pass` (see render).
-    headers: tuple[Any, Any, Any] | None = None
-
-
-def describe(node: Any, texts: Texts) -> str | None:
-    """Name a node the way a maintainer would, for conflict reasons."""
-    if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
-        return "the except clause"
-    if isinstance(node, cst.If):
-        return f"branch `{texts.of(node.test)}`"
-    if isinstance(node, cst.Else):
-        return "the else branch"
-    if isinstance(node, cst.Arg) and node.keyword is not None:
-        return f"keyword argument {node.keyword.value}"
-    if isinstance(node, cst.Param):
-        return f"parameter {node.name.value}"
-    if isinstance(node, cst.Decorator):
-        return f"decorator @{texts.of(node.decorator)}"
-    if isinstance(node, cst.DictElement):
-        return f"dict entry {texts.of(node.key)}"
-    if isinstance(node, cst.ImportAlias):
-        return f"imported name {texts.of(node.name)}"
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return f"the definition of {node.name.value}"
-    if isinstance(node, cst.Try):
-        return "the try statement"
-    if isinstance(node, (cst.With, cst.For, cst.While, cst.Match)):
-        return f"the {type(node).__name__.lower()} statement"
-    if isinstance(node, cst.SimpleStatementLine) and node.body:
-        small = node.body[0]
-        if isinstance(small, cst.Assign):
-            return f"the assignment to {texts.of(small.targets[0].target)}"
-        if isinstance(small, cst.AnnAssign):
-            return f"the assignment to {texts.of(small.target)}"
-        if isinstance(small, cst.Return):
-            return "the return statement"
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            return "the import"
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return f"the call to {dotted(small.value.func)}"
-        return f"the {type(small).__name__.lower()} statement"
-    return None
 
 
 class _BodyMapper(cst.CSTTransformer):
@@ -154,97 +87,33 @@ class _Skeleton(cst.CSTTransformer):
         return _PASS_BLOCK
 
 
-def lis_members(seq: Sequence[int]) -> set[int]:
-    """Values on one longest increasing subsequence: the ones that did not move."""
-    import bisect
-
-    tails: list[int] = []
-    tail_idx: list[int] = []
-    prev = [-1] * len(seq)
-    for i, v in enumerate(seq):
-        k = bisect.bisect_left(tails, v)
-        if k == len(tails):
-            tails.append(v)
-            tail_idx.append(i)
-        else:
-            tails[k] = v
-            tail_idx[k] = i
-        prev[i] = tail_idx[k - 1] if k else -1
-    out: set[int] = set()
-    i = tail_idx[-1] if tail_idx else -1
-    while i >= 0:
-        out.add(seq[i])
-        i = prev[i]
-    return out
+def _sort_text(element: Any, texts: Texts) -> str:
+    if isinstance(element, cst.ImportAlias):
+        return texts.of(element.name)
+    value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
+    if isinstance(value, cst.SimpleString):
+        literal = value.evaluated_value
+        return literal if isinstance(literal, str) else texts.of(value)
+    return texts.of(value)
 
 
-Slot = tuple[str, int]
+def _is_sorted(keys: list[Any]) -> bool:
+    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def sequence_order(nb: int, o_map: Sequence[int | None], t_map: Sequence[int | None]) -> list[Slot]:
-    """Interleave base, ours and theirs elements into one order.
-
-    Ours' order is primary.  Theirs' additions (and the base elements theirs
-    moved) go right after their preceding neighbour in theirs, past any of
-    ours' additions at that spot: when both insert at the same place, ours
-    comes first, then theirs.
-    """
-    seq: list[Slot] = [("base", bi) if bi is not None else ("ours", j) for j, bi in enumerate(o_map)]
-    in_seq = {bi for bi in o_map if bi is not None}
-    t_has = {bi for bi in t_map if bi is not None}
-    for bi in range(nb):
-        # Ours dropped it but theirs kept it: decide (delete, or conflict) where it stood.
-        if bi in in_seq or bi not in t_has:
-            continue
-        pos = 0
-        for prev in range(bi - 1, -1, -1):
-            if prev in in_seq:
-                pos = seq.index(("base", prev)) + 1
-                break
-        while pos < len(seq) and seq[pos][0] == "ours":
-            pos += 1
-        seq.insert(pos, ("base", bi))
-        in_seq.add(bi)
-    t_order = [bi for bi in t_map if bi is not None]
-    o_order = [bi for bi in o_map if bi is not None]
-    relocated = set(t_order) - lis_members(t_order)
-    relocated &= lis_members(o_order)
-    for bi in relocated:
-        seq.remove(("base", bi))
-    prev_slot: Slot | None = None
-    for j, bi in enumerate(t_map):
-        if bi is not None and bi not in relocated:
-            prev_slot = ("base", bi)
-            continue
-        slot: Slot = ("theirs", j) if bi is None else ("base", bi)
-        pos = seq.index(prev_slot) + 1 if prev_slot is not None else 0
-        while pos < len(seq) and seq[pos][0] == "ours":
-            pos += 1
-        seq.insert(pos, slot)
-        prev_slot = slot
-    return seq
+def _by_type(name: str) -> tuple[int, str]:
+    # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
+    if name.isupper() and len(name) > 1:
+        return (0, name)
+    return (1, name) if name[:1].isupper() else (2, name)
 
 
-def aligned(
-    bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int]
-) -> Iterator[tuple[str, Any, Any | None, Any | None]]:
-    """Walk three paired sequences in merged order.
-
-    Yields ("base", b, ours version or None, theirs version or None) for a
-    base element, and ("ours" | "theirs", element, None, None) for an
-    addition.
-    """
-    o_map: list[int | None] = [None] * len(ol)
-    for i, j in po.items():
-        o_map[j] = i
-    t_map: list[int | None] = [None] * len(tl)
-    for i, j in pt.items():
-        t_map[j] = i
-    for kind, idx in sequence_order(len(bl), o_map, t_map):
-        if kind == "base":
-            yield kind, bl[idx], (ol[po[idx]] if idx in po else None), (tl[pt[idx]] if idx in pt else None)
-        else:
-            yield kind, (ol if kind == "ours" else tl)[idx], None, None
+# Tried in this order; the first that every version satisfies is the convention.
+_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (
+    _by_type,
+    lambda name: name,
+    lambda name: (name.lower(), name),
+)
 
 
 def _comma_style(comma: Any, texts: Texts) -> Hashable:
@@ -256,16 +125,69 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
     return ("space", texts.of(after))
 
 
+def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
+    """(names read, names assigned) by some statements in their own scope, or None if they do not parse alone.
+
+    A function's body runs later, in its own scope: only what a definition
+    evaluates on the spot (its name, decorators, defaults, a class's bases)
+    belongs to the place it is inserted at.
+    """
+    try:
+        tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    read: set[str] = set()
+    assigned: set[str] = set()
+    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
+    while todo:
+        node, here = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                assigned.add(node.name)
+                todo += [(d, here) for d in node.decorator_list]
+            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
+            continue
+        if isinstance(node, ast.ClassDef):
+            assigned.add(node.name)
+            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
+            todo += [(stmt, False) for stmt in node.body]
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if here:
+                    assigned.add(node.id)
+            else:
+                read.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
+            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
+    return read, assigned
+
+
+def _lists_names(node: Any) -> bool:
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        target = node.target
+    else:
+        return False
+    return isinstance(target, cst.Name) and target.value in ("__all__", "__slots__")
+
+
 class Merger:
     """Holds the matched trees and walks them once, top down."""
 
-    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, tag: str) -> None:
+    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels) -> None:
         self.texts = texts
-        self.tag = tag
+        self.sentinels = sentinels
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
-        self.data_ids: set[int] = set()
+        self.commutative_ids: set[int] = set()
+        # Cosmetic edits (quotes, comments, wrapping) that gave way to the
+        # other side's real change, for the report.
+        self.dropped: list[Change] = []
 
     # -- entry ---------------------------------------------------------------------
     def merge_module(self, b: cst.Module, o: cst.Module, t: cst.Module) -> cst.Module:
@@ -284,26 +206,36 @@ class Merger:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
-        slots = sequence_order(len(bl), o_map, t_map)
+        free = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
+        free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
+        slots = sequence_order(len(bl), o_map, t_map, free)
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
         b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
 
         # The same statement added on both sides is one statement: by key when
         # it has one (a def, an import), by text otherwise.
+        okeys, tkeys = body_keys(ol, self.texts), body_keys(tl, self.texts)
         ours_added = {}
         for j, bi in enumerate(o_map):
             if bi is None:
-                ours_added.setdefault(self._add_identity(ol[j]), j)
+                ours_added.setdefault(self._add_identity(ol[j], okeys[j]), j)
         twin_of_theirs: dict[int, int] = {}
         for j, bi in enumerate(t_map):
             if bi is None:
-                oj = ours_added.get(self._add_identity(tl[j]))
+                oj = ours_added.get(self._add_identity(tl[j], tkeys[j]))
                 if oj is not None:
                     twin_of_theirs[j] = oj
         twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
 
+        entangled = self._entangled_insertions(slots, ol, tl, twin_of_theirs)
         out: list[Any] = []
         for kind, idx in slots:
+            if (kind, idx) in entangled:
+                clash = entangled[(kind, idx)]
+                if clash is not None:
+                    ours_part, theirs_part, why = clash
+                    out.extend(self.conflict(scope.path, "order", why, ours_part, [], theirs_part))
+                continue
             if kind == "base":
                 b = bl[idx]
                 o = ol[b_to_o[idx]] if idx in b_to_o else None
@@ -326,6 +258,47 @@ class Merger:
                 out.extend(self.emit(tl[idx], "theirs", scope))
         return out
 
+    def _entangled_insertions(
+        self, slots: Sequence[tuple[str, int]], ol: Sequence[Any], tl: Sequence[Any], twin_of_theirs: dict[int, int]
+    ) -> dict[tuple[str, int], tuple[list[Any], list[Any], str] | None]:
+        """Insertions both sides made at one point where the order ours-then-theirs is not safe.
+
+        Ours then theirs is right only when neither insertion reads a name
+        the other assigns (or both assign one name): otherwise theirs' code
+        would see ours' value, which its author never ran.  Returns the slots
+        of each such run: the first carries the conflict, the rest nothing.
+        """
+        out: dict[tuple[str, int], tuple[list[Any], list[Any], str] | None] = {}
+        run: list[tuple[str, int]] = []
+        for slot in [*slots, ("base", -1)]:
+            if slot[0] != "base":
+                if not (slot[0] == "theirs" and slot[1] in twin_of_theirs):
+                    run.append(slot)
+                continue
+            ours_part = [ol[j] for side, j in run if side == "ours"]
+            theirs_part = [tl[j] for side, j in run if side == "theirs"]
+            if ours_part and theirs_part:
+                why = self._dependency(ours_part, theirs_part)
+                if why:
+                    out[run[0]] = (ours_part, theirs_part, why)
+                    out.update((other, None) for other in run[1:])
+            run = []
+        return out
+
+    def _dependency(self, ours: list[Any], theirs: list[Any]) -> str:
+        o_sets, t_sets = _names_used(ours, self.texts), _names_used(theirs, self.texts)
+        if o_sets is None or t_sets is None:
+            return ""
+        (o_read, o_set), (t_read, t_set) = o_sets, t_sets
+        for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
+            shared = sorted(read & written)
+            if shared:
+                return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
+        both = sorted(o_set & t_set)
+        if both:
+            return f"both sides insert statements here that assign `{both[0]}`"
+        return ""
+
     def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
         """Both sides importing from one new module import the union of names."""
         if not (isinstance(o, cst.SimpleStatementLine) and isinstance(t, cst.SimpleStatementLine)):
@@ -347,8 +320,7 @@ class Merger:
             stmt = stmt.with_changes(leading_lines=())
         return self.texts.fresh(stmt)
 
-    def _add_identity(self, stmt: Any) -> Hashable:
-        key = statement_key(stmt, self.texts)
+    def _add_identity(self, stmt: Any, key: Hashable | None) -> Hashable:
         return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
     def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
@@ -380,6 +352,9 @@ class Merger:
                 return []
             if self.texts.of(present) == self.texts.of(b):
                 return []
+            if self.cosmetic(b, present):
+                self.drop(side, b, scope, f"{gone} deleted it")
+                return []
             what = describe(b, self.texts) or "a statement"
             exc = MergeConflict("delete/modify", what, deleter=gone)
             versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
@@ -401,6 +376,12 @@ class Merger:
             node = self.merge_node(b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
+            if self.cosmetic(b, o):
+                self.drop("ours", b, scope, "theirs changed it")
+                return pick(t, "theirs", scope)
+            if self.cosmetic(b, t):
+                self.drop("theirs", b, scope, "ours changed it")
+                return pick(o, "ours", scope)
             what = describe(b, self.texts) or "a statement"
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
@@ -425,6 +406,9 @@ class Merger:
             if other is None:
                 if self.texts.of(x) == self.texts.of(origin):
                     return []
+                if self.cosmetic(origin, x):
+                    self.drop(side, origin, scope, f"{other_side} deleted it")
+                    return []
                 what = describe(origin, self.texts) or "a block"
                 exc = MergeConflict("delete/modify", what, deleter=other_side)
                 versions = ([x], [origin], []) if side == "ours" else ([], [origin], [x])
@@ -446,7 +430,7 @@ class Merger:
         n = len(self.pending)
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
-        mark = lambda part: sentinel_statement(self.tag, n, part)  # noqa: E731
+        mark = lambda part: self.sentinels.statement(n, part)  # noqa: E731
         first = mark("ours").with_changes(leading_lines=hoisted)
         return [first, *ours, mark("base"), *base, mark("theirs"), *theirs, mark("end")]
 
@@ -466,6 +450,28 @@ class Merger:
         if isinstance(getattr(node, "comma", None), cst.Comma):
             return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
+
+    def cosmetic(self, base: Any, version: Any) -> bool:
+        """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
+        if not isinstance(base, cst.CSTNode) or not isinstance(version, cst.CSTNode):
+            return False
+        syntax = self.texts.syntax(base)
+        return syntax is not None and syntax == self.texts.syntax(version)
+
+    def drop(self, side: Side, base: Any, scope: Scope, because: str) -> None:
+        """Record a cosmetic edit that gave way to the other side's real change."""
+        what = describe(base, self.texts) or "a statement"
+        self.dropped.append(Change(side, "dropped", self._stmt_path(base, scope), f"cosmetic edit of {what}", because))
+
+    def _real_over_cosmetic(self, b: Any, o: Any, t: Any, scope: Scope) -> Any | None:
+        """When both sides changed one node and one change is only cosmetic, the real one."""
+        if self.cosmetic(b, o):
+            self.drop("ours", b, scope, "theirs changed it")
+            return self.take(t, "theirs", scope)
+        if self.cosmetic(b, t):
+            self.drop("theirs", b, scope, "ours changed it")
+            return self.take(o, "ours", scope)
+        return None
 
     def same(self, a: Any, b: Any) -> bool:
         if a is b:
@@ -496,11 +502,20 @@ class Merger:
         if self.same(ov, tv):
             return ov
         if isinstance(bv, cst.CSTNode) and type(ov) is type(bv) and type(tv) is type(bv):
-            return self.merge_node(bv, ov, tv, scope)
+            try:
+                return self.merge_node(bv, ov, tv, scope)
+            except MergeConflict:
+                winner = self._real_over_cosmetic(bv, ov, tv, scope)
+                if winner is None:
+                    raise
+                return winner
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
         if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
             return ov
+        winner = self._real_over_cosmetic(bv, ov, tv, scope)
+        if winner is not None:
+            return winner
         raise MergeConflict("modify/modify", describe(parent, self.texts))
 
     def merge_node(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
@@ -518,9 +533,9 @@ class Merger:
                 return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
             if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
                 return self.merge_definition(b, o, t, scope)
-            if isinstance(b, (cst.Assign, cst.AnnAssign)) and not scope.in_function and b.value is not None:
-                # Module and class constants are data: their list entries commute.
-                self.data_ids.add(id(b.value))
+            if _lists_names(b):
+                # `__all__` and `__slots__` are sets of names spelled as lists: their entries commute.
+                self.commutative_ids.add(id(b.value))
             return self.merge_fields(b, o, t, scope.enter(b))
         except MergeConflict as exc:
             if exc.what is None:
@@ -566,7 +581,7 @@ class Merger:
             # The colon line of ours' header carries the sentinel, so render
             # can find where the header ends in the printed module.
             mark = cst.TrailingWhitespace(
-                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {sentinel_name(self.tag, n, 'header')}"), newline=body.header.newline
+                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(self.sentinels.header_comment(n)), newline=body.header.newline
             )
             return o.with_changes(body=body.with_changes(header=mark))
 
@@ -587,6 +602,9 @@ class Merger:
                 if ob is None or tb is None:
                     present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
                     if present is None or self._own_text(present) == self._own_text(bb):
+                        continue
+                    if self._cosmetic_branch(bb, present):
+                        self.drop("theirs" if deleter == "ours" else "ours", bb, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
                 merged.append(self._merge_branch(bb, ob, tb, scope))
@@ -609,6 +627,11 @@ class Merger:
         for br in reversed(merged[:-1]):
             node = br.with_changes(orelse=node)
         return node
+
+    def _cosmetic_branch(self, b: Any, version: Any) -> bool:
+        if isinstance(b, cst.If) and isinstance(version, cst.If):
+            return self.cosmetic(b.with_changes(orelse=None), version.with_changes(orelse=None))
+        return False
 
     def _merge_branch(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
         cb, co, ct = self._own_text(b), self._own_text(o), self._own_text(t)
@@ -652,42 +675,18 @@ class Merger:
         return ox.with_changes(elements=elements)
 
     # -- collections ---------------------------------------------------------------
-    def _policy(self, parent: Any, field: str) -> tuple[Callable[[Any], Hashable | None], bool]:
-        """How the elements of a sequence pair: a key function and whether gaps may pair."""
-        t = self.texts
-        if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
-            return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
-        if isinstance(parent, cst.Dict) and field == "elements":
-            return (lambda e: t.of(e.key) if isinstance(e, cst.DictElement) else "**" + t.of(e.value)), False
-        if isinstance(parent, cst.Set) and field == "elements":
-            return (lambda e: t.of(e.value)), False
-        if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in self.data_ids:
-            return (lambda e: t.of(e.value)), False
-        if isinstance(parent, cst.Call) and field == "args":
-            return (lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)), True
-        if isinstance(parent, cst.ClassDef) and field == "bases":
-            return (lambda a: t.of(a.value)), False
-        if isinstance(parent, cst.ClassDef) and field == "keywords":
-            return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
-            return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
-        if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
-            return (lambda p: p.name.value), False
-        if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
-            return (lambda h: handler_key(h, t)), True
-        if isinstance(parent, cst.Match) and field == "cases":
-            return (lambda c: case_key(c, t)), True
-        return (lambda _n: None), True
-
     def merge_elements(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], parent: Any, field: str, scope: Scope, commutative: bool = False) -> list[Any]:
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
         if commutative:
-            key, gaps = (lambda e: self.texts.of(e.value)), False
+            key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
         else:
-            key, gaps = self._policy(parent, field)
-        po = match_sequence(bl, ol, self.texts, key, pair_gaps=gaps)
-        pt = match_sequence(bl, tl, self.texts, key, pair_gaps=gaps)
+            key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
+        po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
+        pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
+        clash = self._ordered_clash(bl, ol, tl, po, pt, key) if gaps else ""
+        if clash:
+            raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         merged: list[Any] = []
         added: dict[Hashable, str] = {}
         for kind, b, o, t in aligned(bl, ol, tl, po, pt):
@@ -695,6 +694,9 @@ class Merger:
                 if o is None or t is None:
                     present, deleter = (t, "ours") if o is None else (o, "theirs")
                     if present is None or self.bare(present) == self.bare(b):
+                        continue
+                    if self.cosmetic(b, present):
+                        self.drop("theirs" if deleter == "ours" else "ours", b, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
                 if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
@@ -711,8 +713,55 @@ class Merger:
                     continue
                 added[ident] = self.bare(x)
                 merged.append(self.take(x, kind, scope))
+        if not gaps:
+            merged = self._keep_sorted(merged, bl, ol, tl)
         if merged and hasattr(merged[0], "comma"):
             merged = self._fix_commas(merged, bl, ol, tl)
+        return merged
+
+    def _ordered_clash(
+        self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int], key: Callable[[Any], Hashable | None]
+    ) -> str:
+        """How edits to an ordered sequence collide, as diff3 would say ("" when they do not).
+
+        In a list literal or positional arguments, position is meaning: an
+        element one side inserts next to an element the other side deleted,
+        or two different insertions at one point, have no right order.
+        Keyed elements (keyword arguments) commute and are left out.
+        """
+
+        def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
+            deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
+            inserted: dict[int, list[str]] = {}
+            gap = 0
+            for j, bi in enumerate(side_map(pairs, len(xl))):
+                if bi is not None:
+                    gap = bi + 1
+                elif key(xl[j]) is None:
+                    inserted.setdefault(gap, []).append(self.bare(xl[j]))
+            return deleted, inserted
+
+        o_deleted, o_inserted = shape(ol, po)
+        t_deleted, t_inserted = shape(tl, pt)
+        if any(o_inserted[g] != t_inserted[g] for g in o_inserted.keys() & t_inserted.keys()):
+            return "both insert different elements at one position of an ordered sequence"
+        for inserter, inserted, deleted in (("ours", o_inserted, t_deleted), ("theirs", t_inserted, o_deleted)):
+            if any(g - 1 in deleted or g in deleted for g in inserted):
+                other = "theirs" if inserter == "ours" else "ours"
+                return f"{inserter} inserts next to an element {other} deletes, in an ordered sequence"
+        return ""
+
+    def _keep_sorted(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
+        """A commutative collection sorted in base and on both sides stays sorted.
+
+        That is the convention isort and ruff enforce on imported names; the
+        default, ours then theirs, would break it on every merge.
+        """
+        if max(len(bl), len(ol), len(tl)) < 2:
+            return merged
+        for order in _SORT_ORDERS:
+            if all(_is_sorted([order(_sort_text(e, self.texts)) for e in seq]) for seq in (bl, ol, tl)):
+                return sorted(merged, key=lambda e: order(_sort_text(e, self.texts)))
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
@@ -739,11 +788,3 @@ class Merger:
                 e = e.with_changes(comma=want)
             out.append(e)
         return out
-
-
-def sentinel_name(tag: str, number: int, part: str) -> str:
-    return f"__plait_{tag}_{number}_{part}__"
-
-
-def sentinel_statement(tag: str, number: int, part: str) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(body=[cst.Expr(cst.Name(sentinel_name(tag, number, part)))])

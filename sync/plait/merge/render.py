@@ -13,38 +13,32 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .lines import MARKER_BASE, MARKER_OURS, MARKER_SEP, MARKER_THEIRS
-from .merge import PendingConflict, sentinel_name
-from .result import Conflict
-
-_MARKERS = {"ours": MARKER_OURS, "base": MARKER_BASE, "theirs": MARKER_SEP, "end": MARKER_THEIRS}
+from .conflicts import Conflict, Markers, PendingConflict, Sentinels
 
 
-def render(module: cst.Module, pending: Sequence[PendingConflict], tag: str) -> tuple[str, list[Conflict]]:
+def render(
+    module: cst.Module, pending: Sequence[PendingConflict], sentinels: Sentinels, markers: Markers
+) -> tuple[str, list[Conflict]]:
     text = module.code
     if not pending:
         return text, []
     newline = module.default_newline
-    sentinels = {sentinel_name(tag, p.number, part): (p, part) for p in pending for part in _MARKERS}
-    prefix = f"__plait_{tag}_"
+    by_number = {p.number: p for p in pending}
     out: list[str] = []
     first_line: dict[int, int] = {}
-    headers = {f"# {sentinel_name(tag, p.number, 'header')}": p for p in pending if p.headers is not None}
     for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if headers and stripped.endswith("__") and "# __plait_" in stripped:
-            p = headers.get(stripped[stripped.index("# __plait_") :])
-            if p is not None:
-                first_line[p.number] = _header_block(out, line, p, newline)
-                continue
-        hit = sentinels.get(stripped) if stripped.startswith(prefix) else None
-        if hit is None:
+        hit = sentinels.read(line)
+        if hit is None or hit[0] not in by_number:
             out.append(line)
             continue
-        p, part = hit
+        number, part = hit
+        p = by_number[number]
+        if part == "header":
+            first_line[number] = _header_block(out, line, p, newline, markers)
+            continue
         if part == "ours":
-            first_line[p.number] = len(out) + 1
-        out.append(_MARKERS[part] + newline)
+            first_line[number] = len(out) + 1
+        out.append(markers.line(part) + newline)  # type: ignore[arg-type]
     # Conflicts found inside a statement that later conflicted as a whole
     # were never printed; only the printed ones are reported.
     conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
@@ -67,7 +61,7 @@ def header_lines(skeleton: cst.CSTNode, indent: str, newline: str) -> list[str]:
     return lines[1:-1] if indent else lines[:-1]
 
 
-def _header_block(out: list[str], sentinel_line: str, p: PendingConflict, newline: str) -> int:
+def _header_block(out: list[str], sentinel_line: str, p: PendingConflict, newline: str, markers: Markers) -> int:
     """Replace ours' printed header, whose colon line carries the sentinel, by markers around all three headers.
 
     Returns the 1-based output line of the `<<<<<<<` marker.
@@ -81,11 +75,41 @@ def _header_block(out: list[str], sentinel_line: str, p: PendingConflict, newlin
     first = printed[0]
     indent = first[: len(first) - len(first.lstrip())]
     marker_at = len(out) + 1
-    out.append(MARKER_OURS + newline)
-    out.extend(header_lines(ours, indent, newline))
-    out.append(MARKER_BASE + newline)
-    out.extend(header_lines(base, indent, newline))
-    out.append(MARKER_SEP + newline)
-    out.extend(header_lines(theirs, indent, newline))
-    out.append(MARKER_THEIRS + newline)
+    for part, version in (("ours", ours), ("base", base), ("theirs", theirs)):
+        out.append(markers.line(part) + newline)  # type: ignore[arg-type]
+        out.extend(header_lines(version, indent, newline))
+    out.append(markers.line("end") + newline)
     return marker_at
+
+
+def mark_regions(text: str, regions: Sequence[tuple[int, int, str]], markers: Markers) -> tuple[str, dict[int, int]]:
+    """Put conflict markers around whole lines of an already merged text.
+
+    For conflicts found after the merge (a use of a name the other side
+    removed): each region is (first line, last line, the side whose code it
+    is), and that side's section holds the lines while the other sections
+    are empty, so resolving for the other side drops them.  Returns the text
+    and, for each region's first line, the line of its `<<<<<<<` marker.
+    """
+    lines = text.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    out: list[str] = []
+    at: dict[int, int] = {}
+    done = 0  # lines[:done] are emitted
+    for first, last, side in sorted(regions):
+        if first <= done or first > len(lines):
+            continue  # nested in, or the same as, a region already marked
+        out.extend(lines[done : first - 1])
+        body = lines[first - 1 : last]
+        if body and not body[-1].endswith(("\n", "\r")):
+            body[-1] += newline
+        at[first] = len(out) + 1
+        out.append(markers.line("ours") + newline)
+        out.extend(body if side != "theirs" else [])
+        out.append(markers.line("base") + newline)
+        out.append(markers.line("theirs") + newline)
+        out.extend(body if side == "theirs" else [])
+        out.append(markers.line("end") + newline)
+        done = last
+    out.extend(lines[done:])
+    return "".join(out), at

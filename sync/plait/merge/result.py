@@ -10,31 +10,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from .conflicts import Conflict
+
 Side = Literal["ours", "theirs", "both"]
-ChangeKind = Literal["added", "changed", "removed", "moved"]
+# "dropped": a cosmetic edit (quotes, comments, wrapping) that gave way to
+# the other side's real change of the same code.
+ChangeKind = Literal["added", "changed", "removed", "moved", "dropped"]
 Strategy = Literal["identity", "line", "structured", "line-fallback"]
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A place where the two sides disagree and plait will not pick one.
-
-    path: the node path, e.g. ``EmbeddingClient.embed_with_outcome``
-      (``<module>`` for top-level statements).
-    kind: a short machine-readable class, e.g. ``modify/modify``,
-      ``delete/modify``, ``add/add``, ``unparsable``, ``budget``.
-    reason: one human sentence, e.g. ``both sides changed the except clause``.
-    line: 1-based line of the conflict marker in the output, when there is one.
-    """
-
-    path: str
-    kind: str
-    reason: str
-    line: int | None = None
-
-    def describe(self) -> str:
-        where = f" (line {self.line})" if self.line else ""
-        return f"{self.path}: {self.reason}{where}"
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ bags for similarity, and the statement bodies nested in a compound statement.
 
 from __future__ import annotations
 
+import ast
+
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
@@ -68,6 +70,7 @@ class Texts:
     def __init__(self) -> None:
         self._memo: dict[int, tuple[Any, str]] = {}
         self._words: dict[int, tuple[Any, Counter[str]]] = {}
+        self._syntax: dict[int, tuple[Any, str | None]] = {}
 
     def capture(self, module: cst.Module) -> None:
         state = _CapturingState(module, self._memo)
@@ -90,6 +93,22 @@ class Texts:
         self._memo[id(node)] = (node, text)
         return text
 
+    def syntax(self, node: cst.CSTNode) -> str | None:
+        """The node's syntax without its formatting: an `ast.dump`, or None when it has none alone.
+
+        Two versions with the same syntax differ only cosmetically (quotes,
+        comments, wrapping, a `# type: ignore`), and a cosmetic edit never
+        beats a real one.  Parts that are not Python on their own (an
+        argument, a parameter, a decorator) are parsed inside the smallest
+        construct that holds them.
+        """
+        hit = self._syntax.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        dumped = _syntax_of(node, self.fresh)
+        self._syntax[id(node)] = (node, dumped)
+        return dumped
+
     def words(self, node: cst.CSTNode) -> Counter[str]:
         hit = self._words.get(id(node))
         if hit is not None and hit[0] is node:
@@ -109,6 +128,40 @@ class Texts:
 
     def size(self, node: cst.CSTNode) -> int:
         return sum(self.words(node).values())
+
+
+# Wrappers that make a node's text parse on its own, by node type.
+_HOLDERS: dict[type[cst.CSTNode], tuple[str, str]] = {
+    cst.Element: ("[", "]"),
+    cst.StarredElement: ("[", "]"),
+    cst.Arg: ("f(", ")"),
+    cst.DictElement: ("{", "}"),
+    cst.StarredDictElement: ("{", "}"),
+    cst.ImportAlias: ("import ", ""),
+    cst.Param: ("def f(", "): pass"),
+    cst.Decorator: ("", "def f(): pass"),
+}
+
+
+def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | None:
+    if isinstance(node, (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param)):
+        # The separator is layout, not syntax.
+        node = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    text = fresh(node)
+    if text.startswith("\0"):
+        return None
+    if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+        prefix, suffix, mode = "", "", "exec"
+    elif isinstance(node, cst.BaseExpression):
+        prefix, suffix, mode = "(", "\n)", "eval"
+    elif type(node) in _HOLDERS:
+        (prefix, suffix), mode = _HOLDERS[type(node)], "exec"
+    else:
+        return None
+    try:
+        return ast.dump(ast.parse(prefix + text + suffix, mode=mode))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
@@ -150,6 +203,24 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     return None
 
 
+def body_keys(body: Sequence[cst.CSTNode], texts: Texts) -> list[tuple[str, ...] | None]:
+    """`statement_key` of each statement of a body, where position matters.
+
+    A string statement is the body's docstring only when it comes first.
+    Right after an assignment it is that attribute's docstring (PEP 257,
+    Sphinx) and belongs to the attribute: two sides documenting two new
+    attributes are not both "changing the docstring".
+    """
+    keys: list[tuple[str, ...] | None] = []
+    for i, stmt in enumerate(body):
+        key = statement_key(stmt, texts)
+        if key == ("docstring",) and i > 0:
+            previous = statement_key(body[i - 1], texts)
+            key = ("attrdoc", *previous[1:]) if previous is not None and previous[0] == "assign" else None
+        keys.append(key)
+    return keys
+
+
 def branch_key(node: cst.If | cst.Else, texts: Texts) -> str:
     return "else" if isinstance(node, cst.Else) else texts.of(node.test)
 
@@ -182,6 +253,32 @@ def block_body(block: cst.BaseSuite | None) -> Sequence[cst.BaseStatement] | Non
     if isinstance(block, cst.IndentedBlock):
         return block.body
     return None
+
+
+def nested_bodies(stmt: cst.CSTNode) -> Iterator[Sequence[cst.BaseStatement]]:
+    """The statement bodies directly nested in a compound statement, in source order.
+
+    The keyless twin of `child_bodies`, for walking two identical statements
+    in lockstep where computing slot keys would only cost time.
+    """
+    parts: list[cst.CSTNode | None]
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With)):
+        parts = [stmt.body]
+    elif isinstance(stmt, (cst.For, cst.While)):
+        parts = [stmt.body, stmt.orelse.body if stmt.orelse is not None else None]
+    elif isinstance(stmt, cst.If):
+        parts = [branch.body for branch in if_chain(stmt)]
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        parts = [stmt.body, *(h.body for h in stmt.handlers)]
+        parts += [p.body if p is not None else None for p in (stmt.orelse, stmt.finalbody)]
+    elif isinstance(stmt, cst.Match):
+        parts = [case.body for case in stmt.cases]
+    else:
+        return
+    for part in parts:
+        body = block_body(part) if isinstance(part, cst.BaseSuite) else None
+        if body is not None:
+            yield body
 
 
 def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
@@ -221,3 +318,48 @@ def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, s
             body = block_body(case.body)
             if body is not None:
                 yield ("case", case_key(case, texts)), body
+
+
+def describe(node: Any, texts: Texts) -> str | None:
+    """Name a node the way a maintainer would, for conflict reasons."""
+    if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+        return "the except clause"
+    if isinstance(node, cst.If):
+        return f"branch `{texts.of(node.test)}`"
+    if isinstance(node, cst.Else):
+        return "the else branch"
+    if isinstance(node, (cst.Element, cst.StarredElement)):
+        return f"entry {texts.of(node.value)}"
+    if isinstance(node, cst.Arg) and node.keyword is not None:
+        return f"keyword argument {node.keyword.value}"
+    if isinstance(node, cst.Param):
+        return f"parameter {node.name.value}"
+    if isinstance(node, cst.Decorator):
+        return f"decorator @{texts.of(node.decorator)}"
+    if isinstance(node, cst.DictElement):
+        return f"dict entry {texts.of(node.key)}"
+    if isinstance(node, cst.ImportAlias):
+        return f"imported name {texts.of(node.name)}"
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return f"the definition of {node.name.value}"
+    if isinstance(node, cst.Try):
+        return "the try statement"
+    if isinstance(node, (cst.With, cst.For, cst.While, cst.Match)):
+        return f"the {type(node).__name__.lower()} statement"
+    if isinstance(node, cst.SimpleStatementLine) and node.body:
+        small = node.body[0]
+        if isinstance(small, cst.Assign):
+            return f"the assignment to {texts.of(small.targets[0].target)}"
+        if isinstance(small, cst.AnnAssign):
+            return f"the assignment to {texts.of(small.target)}"
+        if isinstance(small, cst.Return):
+            return "the return statement"
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return "the import"
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return f"the call to {dotted(small.value.func)}"
+        return f"the {type(small).__name__.lower()} statement"
+    if isinstance(node, cst.BaseExpression):
+        text = " ".join(texts.of(node).split())
+        return f"`{text}`" if len(text) <= 40 else f"`{text[:37]}...`"
+    return None

@@ -7,7 +7,9 @@ The point of this module is the wiring around the search, not the search:
 * ``observe(outcome)`` after every recall-path embed, so consecutive failures
   become a fault with evidence;
 * ``advisory`` attached as a sibling of ``messages`` only when there is one,
-  so a healthy response carries no ``advisory`` key at all;
+  so a healthy response carries no ``advisory`` key at all; its ``severity``
+  is ``"fault"`` (a backend failing: someone must repair it) or ``"hint"``
+  (embedding not configured: nothing to fail), the two words agents match on;
 * one ``maybe_advisory()`` per logical recall; a composite response forwards
   the advisory it already has (see :func:`recall_with_recent`).
 """

@@ -32,8 +32,8 @@ class EmbeddingSettings:
         "http",
         "http2",
         "api",
-        "uds",
         "grpc",
+        "uds",
     )
 
     def __init__(self, mode: str, url: str, extra: Optional[dict[str, Any]] = None) -> None:

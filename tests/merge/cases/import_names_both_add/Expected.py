@@ -6,7 +6,7 @@ import logging
 import os
 from typing import Any, Iterable, Optional, Sequence
 
-from httpx import AsyncClient, HTTPError, Timeout, Limits
+from httpx import AsyncClient, HTTPError, Limits, Timeout
 
 from .client import EmbeddingClient
 

@@ -29,7 +29,7 @@ class EmbeddingClient:
         if not texts:
             return []
         texts = [t.strip() for t in texts]
-        log.debug("embedding %d texts via %s", len(texts), self.mode)
+        log.debug("embedding via %s", self.mode)
         try:
             if self.mode == "http":
                 result = await self._embed_http(texts)

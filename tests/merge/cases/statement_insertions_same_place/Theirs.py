@@ -26,7 +26,7 @@ class EmbeddingClient:
         """Embed texts, or return None when embedding is off or failed."""
         if self.mode == "none":
             return None
-        log.debug("embedding %d texts via %s", len(texts), self.mode)
+        log.debug("embedding via %s", self.mode)
         try:
             if self.mode == "http":
                 result = await self._embed_http(texts)

@@ -1,0 +1,51 @@
+"""The structured path: libcst trees through match, merge and render.
+
+Kept apart from `engine` so that importing the engine does not import
+libcst: only a merge that reaches this path pays for it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .conflicts import Conflict, Markers, Sentinels
+from .match import BudgetExceeded, Deadline, StatementMatcher
+from .merge import Merger
+from .render import render
+from .result import Change
+from .tree import Texts
+
+__all__ = ["BudgetExceeded", "LibcstUnparsable", "structured_merge"]
+
+
+class LibcstUnparsable(Exception):
+    """An input the stdlib parses but libcst does not (new syntax, say)."""
+
+    def __init__(self, index: int, line: int) -> None:
+        super().__init__(index, line)
+        self.index = index
+        self.line = line
+
+
+def structured_merge(
+    base: str, ours: str, theirs: str, deadline_at: float, markers: Markers
+) -> tuple[str, list[Conflict], list[Change]]:
+    """The merged text, its conflicts, and the cosmetic edits dropped for real ones."""
+    deadline = Deadline(deadline_at)
+    modules = []
+    for index, text in enumerate((base, ours, theirs)):
+        deadline.check()
+        try:
+            modules.append(cst.parse_module(text))
+        except cst.ParserSyntaxError as exc:
+            raise LibcstUnparsable(index, exc.raw_line) from None
+    bm, om, tm = modules
+    texts = Texts()
+    for module in modules:
+        texts.capture(module)
+    matcher = StatementMatcher(texts, deadline)
+    sentinels = Sentinels(base, ours, theirs)
+    merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels)
+    merged = merger.merge_module(bm, om, tm)
+    text, conflicts = render(merged, merger.pending, sentinels, markers)
+    return text, conflicts, merger.dropped

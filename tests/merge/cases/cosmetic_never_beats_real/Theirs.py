@@ -1,0 +1,19 @@
+import logging
+
+log = logging.getLogger("svc")
+
+MODES = ["off", "http", "api"]
+
+
+def start(config):
+    value = config.get("timeout", 30)
+    limit = compute_limit(config, default=8)
+    return value, limit
+
+
+def stop():
+    log.info("stopping")
+
+
+def theirs_end():
+    return 2

@@ -1,0 +1,9 @@
+import os
+
+
+def f():
+    return 1
+
+
+def g():
+    return 2

@@ -1,0 +1,12 @@
+import os
+
+
+def f():
+    return 1
+
+
+def g():
+    return 2
+
+
+LIMIT = 20

@@ -1,0 +1,10 @@
+import os
+
+try:
+    import json
+except ImportError:
+    json = None
+
+
+def f():
+    return 1

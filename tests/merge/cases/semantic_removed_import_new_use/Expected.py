@@ -1,0 +1,14 @@
+from typing import Any
+
+
+def f(x: Any) -> int:
+    return int(x)
+
+
+def g(y):
+<<<<<<< ours
+    value = cast(str, y)
+||||||| base
+=======
+>>>>>>> theirs
+    return value

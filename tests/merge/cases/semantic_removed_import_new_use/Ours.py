@@ -1,0 +1,10 @@
+from typing import Any, cast
+
+
+def f(x: Any) -> int:
+    return cast(int, x)
+
+
+def g(y):
+    value = cast(str, y)
+    return value
