@@ -125,27 +125,30 @@ class Case:
     theirs: str
     expected: str
     expect_conflict: bool = False
+    # Equally right merges that differ from `expected` only in the order of same-point insertions whose
+    # anchor one side deleted: there "ours first" and "theirs took the deleted statement's place" both hold.
+    alternatives: tuple[str, ...] = ()
 
 
 def _describe(ours: Sequence[le.Edit], theirs: Sequence[le.Edit]) -> tuple[str, ...]:
     return tuple(f"ours {e.describe()}" for e in ours) + tuple(f"theirs {e.describe()}" for e in theirs)
 
 
-def build_cases(src: le.Source, rng: random.Random, kinds: Sequence[str]) -> list[Case]:
-    """Every case one module yields for the given kinds, deterministically from `rng`.
+def build_cases(src: le.Source, seed: int | str, kinds: Sequence[str]) -> list[Case]:
+    """Every case one module yields for the given kinds, deterministically from `seed`.
+
+    Each kind draws from its own generator, seeded by (seed, module, kind), so
+    ``--only MODULE --kinds KIND`` rebuilds exactly the cases of a full run.
 
     Solo kinds put the edit on one side and an edit of another kind on the
     other; paired kinds make both sides at once; ``mixed`` gives each side
     2-3 edits of random kinds.  All edits of a case have disjoint footprints.
     """
-    checked: dict[int, bool] = {}
 
     def valid(edit: le.Edit) -> bool:
-        if id(edit) not in checked:
-            checked[id(edit)] = le.check_edit(src, edit) is None
-        return checked[id(edit)]
+        return le.check_edit(src, edit) is None
 
-    def first(kind: str, side: str, taken: Sequence[le.Edit], namer: le.Namer) -> le.Edit | None:
+    def first(kind: str, side: str, taken: Sequence[le.Edit], rng: random.Random, namer: le.Namer) -> le.Edit | None:
         for n, edit in enumerate(le.SOLO[kind](src, rng, namer, side)):
             if n >= TRIES:
                 break
@@ -155,6 +158,7 @@ def build_cases(src: le.Source, rng: random.Random, kinds: Sequence[str]) -> lis
 
     cases: list[Case] = []
     for kind in kinds:
+        rng = random.Random(f"{seed}:{src.name}:{kind}")
         namer = le.Namer(src)
         pair: le.Pair | None = None
         if kind in le.PAIRED:
@@ -166,11 +170,11 @@ def build_cases(src: le.Source, rng: random.Random, kinds: Sequence[str]) -> lis
                     break
         elif kind in le.SOLO:
             side = rng.choice((le.OURS, le.THEIRS))
-            primary = first(kind, side, (), namer)
+            primary = first(kind, side, (), rng, namer)
             partner = None
             if primary is not None:
                 for other_kind in le.shuffled(rng, [k for k in le.SOLO if k != kind]):
-                    partner = first(other_kind, le.THEIRS if side == le.OURS else le.OURS, (primary,), namer)
+                    partner = first(other_kind, le.THEIRS if side == le.OURS else le.OURS, (primary,), rng, namer)
                     if partner is not None:
                         break
             if primary is not None and partner is not None:
@@ -181,7 +185,7 @@ def build_cases(src: le.Source, rng: random.Random, kinds: Sequence[str]) -> lis
             for side, edits in sides.items():
                 want = rng.randint(2, 3)
                 for other_kind in le.shuffled(rng, list(le.SOLO) * 2):
-                    edit = first(other_kind, side, sides[le.OURS] + sides[le.THEIRS], namer)
+                    edit = first(other_kind, side, sides[le.OURS] + sides[le.THEIRS], rng, namer)
                     if edit is not None:
                         edits.append(edit)
                     if len(edits) == want:
@@ -203,15 +207,15 @@ def _variants(src: le.Source, rng: random.Random, namer: le.Namer, kind: str, pa
     out = []
     for variant, extra_ours, extra_theirs in variants:
         ours, theirs = pair.ours + extra_ours, pair.theirs + extra_theirs
+        alternatives: tuple[str, ...] = ()
         if pair.expected is None:
             expected_edits = ours + theirs  # both applied: what a clean merge would wrongly give
         else:  # ours' part first, then theirs', so same-point insertions come out ours first
-            expected_edits = (
-                tuple(e for e in pair.expected if e in pair.ours)
-                + extra_ours
-                + tuple(e for e in pair.expected if e in pair.theirs)
-                + extra_theirs
-            )
+            ours_part = tuple(e for e in pair.expected if e in pair.ours) + extra_ours
+            theirs_part = tuple(e for e in pair.expected if e in pair.theirs) + extra_theirs
+            expected_edits = ours_part + theirs_part
+            if _end_anchor_deleted(src, ours, theirs):
+                alternatives = (src.render(theirs_part + ours_part),)
         texts = [src.render(edits) for edits in (ours, theirs, expected_edits)]
         if not all(le.compiles(text) for text in texts):
             continue  # the edits interfere after all; the harness never offers a broken case
@@ -230,9 +234,18 @@ def _variants(src: le.Source, rng: random.Random, namer: le.Namer, kind: str, pa
                 texts[1],
                 texts[2],
                 expect_conflict=pair.expected is None,
+                alternatives=alternatives,
             )
         )
     return out
+
+
+def _end_anchor_deleted(src: le.Source, ours: Sequence[le.Edit], theirs: Sequence[le.Edit]) -> bool:
+    """Both sides insert at the end of the module, and one side deleted the module's last statement."""
+    size = len(src.module.body)
+    end, last = ((), size), (size - 1,)
+    both_insert = any(end in e.insert for e in ours) and any(end in e.insert for e in theirs)
+    return both_insert and any(e.replace.get(last) == () for e in (*ours, *theirs))
 
 
 # -- judging -----------------------------------------------------------------------
@@ -333,6 +346,12 @@ def judge(case: Case, merge: MergeFunction, undefined: Undefined | None = None) 
     elif tree is None:
         verdict.silent_wrong = True
         verdict.why.append("clean, but the result does not parse")
+    elif tree != _ast_dump(case.expected) and any(tree == _ast_dump(alt) for alt in case.alternatives):
+        verdict.layout = True
+        verdict.why.append(
+            "an equally right order (one side deleted the statement both sides inserted after):\n"
+            + _excerpt(case.expected, result.text, limit=12)
+        )
     elif tree != _ast_dump(case.expected):
         verdict.silent_wrong = True
         verdict.why.append(
@@ -461,7 +480,7 @@ def check_module(job: Job) -> ModuleReport:
         assert text is not None
         report.lines = text.count("\n")
         src = le.Source(job.name, text)
-        cases = build_cases(src, random.Random(f"{job.seed}:{job.name}"), job.kinds)
+        cases = build_cases(src, job.seed, job.kinds)
     except (cst.ParserSyntaxError, RecursionError, AssertionError, ValueError) as exc:
         report.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
         return report

@@ -262,7 +262,7 @@ def test_cases_built_from_a_real_module_are_valid_merges():
     text = ml.read_module(path)
     assert text is not None
     src = le.Source(name, text)
-    cases = ml.build_cases(src, random.Random(0), (*le.EDIT_KINDS, ml.MIXED))
+    cases = ml.build_cases(src, 0, (*le.EDIT_KINDS, ml.MIXED))
     assert len({c.kind for c in cases}) >= 10
     base_ast = ast.dump(ast.parse(text))
     for case in cases:
@@ -272,6 +272,13 @@ def test_cases_built_from_a_real_module_are_valid_merges():
         assert case.ours != case.theirs, case.edits
         if case.variant == "+append":
             assert ast.dump(ast.parse(case.ours)) != base_ast and ast.dump(ast.parse(case.theirs)) != base_ast
+
+
+def test_a_kind_run_alone_rebuilds_the_same_cases(src):
+    """``--only MODULE --kinds KIND`` reproduces a failure seen in a full run."""
+    every = ml.build_cases(src, 7, (*le.EDIT_KINDS, ml.MIXED))
+    for kind in ("extract_helper", "removed_import_vs_use", ml.MIXED):
+        assert [c for c in every if c.kind == kind] == ml.build_cases(src, 7, (kind,))
 
 
 def test_disjoint_edits_compose_into_the_union(src):
@@ -310,7 +317,7 @@ class FakeResult:
 def cases() -> list[ml.Case]:
     built: list[ml.Case] = []
     for name, text in (("inventory", BASE),):
-        built += ml.build_cases(le.Source(name, text), random.Random(11), (*le.EDIT_KINDS, ml.MIXED))
+        built += ml.build_cases(le.Source(name, text), 11, (*le.EDIT_KINDS, ml.MIXED))
     assert {c.kind for c in built} == {*le.EDIT_KINDS, ml.MIXED}
     return built
 
