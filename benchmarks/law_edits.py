@@ -226,18 +226,6 @@ class Source:
             gap = 1
         return gap
 
-    def imported_modules(self) -> set[str]:
-        found: set[str] = set()
-        for stmt in self.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.Import):
-                    found.update(_dotted(alias.name) for alias in small.names)
-                elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                    found.add(_dotted(small.module))
-        return found
-
 
 def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
@@ -479,14 +467,10 @@ def parse_def(code: str, blank_lines: int) -> cst.BaseStatement:
     return stmt.with_changes(leading_lines=_blank(blank_lines))
 
 
-def new_function(rng: random.Random, namer: Namer, side: str, blank_lines: int = 2) -> tuple[str, cst.BaseStatement]:
-    name = namer.fresh(rng.choice(WORDS[side]))
-    return name, parse_def(rng.choice(FUNCTION_TEMPLATES).format(name=name), blank_lines)
-
-
 def append_function(src: Source, rng: random.Random, namer: Namer, side: str) -> Edit:
     """Append a new function at the end of the module (both sides do, in the ``+append`` variant)."""
-    name, stmt = new_function(rng, namer, side)
+    name = namer.fresh(rng.choice(WORDS[side]))
+    stmt = parse_def(rng.choice(FUNCTION_TEMPLATES).format(name=name), 2)
     end = ((), len(src.module.body))
     return Edit("append_end", f"appends def {name} at the end", frozenset(), insert={end: (stmt,)})
 
@@ -962,7 +946,7 @@ def _wrap_generator(kind: str) -> Generator:
             else:
                 context = "contextlib.nullcontext()"
                 if kind == "wrap_with":
-                    if src.identifiers["contextlib"] or "contextlib" in namer.taken - set(src.identifiers):
+                    if src.identifiers["contextlib"]:  # named otherwise (from contextlib import ...)
                         continue
                     gap = src.import_gap()
                     insert[((), gap)] = (_import_statement(src, gap, "import contextlib\n"),)
