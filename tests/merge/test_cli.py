@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from plait.cli import _register, cli
+from plait.cli import cli
 
-_register()
 
 BASE = '''"""A module."""
 
@@ -192,7 +191,7 @@ def test_budget_exhausted_falls_back_to_a_line_merge_with_exit_1(files):
     # Both sides add a method at the same place: the line merge conflicts, and a
     # zero budget leaves no time for the structured merge.
     base, ours, theirs = files(BASE, OURS, THEIRS)
-    result = run(base, ours, theirs, "--budget", "0")
+    result = run(base, ours, theirs, "--budget", "1e-9")
     assert result.exit_code == 1, result.output
     assert "budget" in result.stderr, result.stderr
     assert "<<<<<<< ours" in ours.read_text()
@@ -349,3 +348,133 @@ def test_python_dash_m_plait_merge_subprocess(files, tmp_path):
     assert proc.returncode == 2
     assert ours.read_text() == OURS
     assert listing(tmp_path) == ["base.py", "ours.py", "theirs.py"]
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "inf", "nan"])
+def test_budget_must_be_a_finite_number_above_zero(files, tmp_path, budget):
+    base, ours, theirs = files(BASE, OURS, THEIRS)
+    result = run(base, ours, theirs, "--budget", budget)
+    assert result.exit_code == 2
+    assert "finite number of seconds above 0" in result.stderr
+    assert ours.read_bytes() == OURS.encode()
+
+
+# ---------------------------------------------------------------------------
+# Edges a user hits: symlinks, NUL bytes, an internal error
+# ---------------------------------------------------------------------------
+
+
+def test_a_symlinked_ours_is_written_through_and_stays_a_link(files, tmp_path):
+    """As git merge-file does: the target is replaced atomically, the link stays a link."""
+    base, real, theirs = files(BASE, OURS, THEIRS)
+    link = tmp_path / "link.py"
+    link.symlink_to(real.name)
+    result = run(base, link, theirs)
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink() and link.readlink() == Path("ours.py")
+    assert "def theirs_method" in real.read_text()
+
+
+def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_path):
+    base, ours, theirs = files(BASE, OURS, THEIRS)
+    theirs.write_bytes(THEIRS.encode() + b"\0")
+    result = run(base, ours, theirs)
+    assert result.exit_code == 2
+    assert str(theirs) in result.stderr and "NUL" in result.stderr
+    assert "plait-merge-" not in result.stderr
+    assert ours.read_bytes() == OURS.encode()
+
+
+def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path, monkeypatch):
+    base, ours, theirs = files(BASE, OURS, THEIRS)
+    # A bug outside the engine's own guard (which degrades to a line merge): in reading input.
+    proc = subprocess.run(
+        [sys.executable, "-c", "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
+         "merge", str(base), str(ours), str(theirs)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error (ZeroDivisionError" in lines[0] and "please report" in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert ours.read_bytes() == OURS.encode()
+    debug = subprocess.run(
+        [sys.executable, "-c", "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
+         "merge", str(base), str(ours), str(theirs)],
+        capture_output=True, text=True, env={**__import__("os").environ, "PLAIT_DEBUG": "1"},
+    )
+    assert "Traceback" in debug.stderr and debug.returncode == 2
+
+
+# ---------------------------------------------------------------------------
+# Git's driver options, pipes and JSON
+# ---------------------------------------------------------------------------
+
+
+def test_marker_size_and_labels_reach_both_the_structured_and_the_line_path(files):
+    base, ours, theirs = files(BASE, OURS_CONFLICT, THEIRS_CONFLICT)
+    result = run(base, ours, theirs, "-p", "-L", "9", "-X", "HEAD", "-S", "merged common ancestors", "-Y", "topic")
+    assert result.exit_code == 1
+    assert "<<<<<<<<< HEAD\n" in result.stdout and "||||||||| merged common ancestors\n" in result.stdout
+    assert "\n=========\n" in result.stdout and ">>>>>>>>> topic\n" in result.stdout
+    # An unparsable input takes the line path: git merge-file gets the same markers.
+    broken = BASE + "def broken(:\n"
+    base, ours, theirs = files(broken, broken.replace("limit = 10", "limit = 1"), broken.replace("limit = 10", "limit = 2"))
+    result = run(base, ours, theirs, "-p", "-L", "9", "-X", "HEAD", "-Y", "topic")
+    assert result.exit_code == 1
+    assert "<<<<<<<<< HEAD\n" in result.stdout and ">>>>>>>>> topic\n" in result.stdout
+
+
+def test_a_piped_summary_prints_one_grepable_line_per_row_with_full_node_paths(files, tmp_path):
+    long_class = "EmbeddingClientWithAVeryLongNameThatATableWouldFold"
+    base_text = BASE.replace("class Client", f"class {long_class}")
+    base, ours, theirs = files(base_text, base_text + OURS[len(BASE):], base_text + THEIRS[len(BASE):])
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)],
+        capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "40"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stderr.splitlines() if f"{long_class}.theirs_method" in line]
+    assert len(rows) == 1 and rows[0].startswith("applied")
+    assert "\x1b[" not in proc.stderr
+    grep = subprocess.run(["grep", f"{long_class}.ours_method"], input=proc.stderr, capture_output=True, text=True)
+    assert grep.returncode == 0 and grep.stdout.startswith("kept")
+
+
+def test_color_always_styles_even_a_pipe_and_never_or_no_color_never_does(files):
+    base, ours, theirs = files(BASE, OURS_CONFLICT, THEIRS_CONFLICT)
+    argv = [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)]
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NO_COLOR"}
+    always = subprocess.run([*argv, "--color", "always"], capture_output=True, text=True, env=env)
+    assert "\x1b[" in always.stderr
+    for extra, more_env in ((["--color", "never"], {}), ([], {"NO_COLOR": "1"}), ([], {})):
+        plain = subprocess.run([*argv, *extra], capture_output=True, text=True, env={**env, **more_env})
+        assert "\x1b[" not in plain.stderr and "\x1b[" not in plain.stdout
+
+
+def test_json_carries_the_schema_and_its_inputs_compact_unless_pretty(files):
+    base, ours, theirs = files(BASE, OURS, THEIRS)
+    compact = run(base, ours, theirs, "-p", "--json")
+    assert compact.exit_code == 0
+    assert compact.stdout.count("\n") == 1
+    data = json.loads(compact.stdout)
+    assert data["schema"] == 1 and data["command"] == "merge"
+    assert data["inputs"] == {"base": str(base), "ours": str(ours), "theirs": str(theirs), "path": None, "output": None}
+    assert "def theirs_method" in data["text"]
+    pretty = run(base, ours, theirs, "-p", "--json", "--pretty")
+    assert pretty.stdout.count("\n") > 10 and json.loads(pretty.stdout) == data
+
+
+def test_help_keeps_the_git_driver_line_whole_and_every_command_has_a_short_help():
+    runner = CliRunner()
+    merge_help = runner.invoke(cli, ["merge", "--help"], terminal_width=60).output
+    assert "git config merge.plait.driver 'plait merge %O %A %B -L %L -P %P'" in merge_help
+    top = runner.invoke(cli, ["--help"]).output
+    from plait.cli import COMMANDS
+
+    for name, (_module, _attr, short) in COMMANDS.items():
+        assert f"{name}  " in top and short[:30] in top
+    version = runner.invoke(cli, ["-V"])
+    from importlib.metadata import version as dist_version
+
+    assert version.exit_code == 0 and dist_version("plait") in version.output

@@ -1,66 +1,301 @@
-"""Embedding client of the mcp_common package (upstream lineage).
+"""The embedding client: one call in, vectors and the outcome of that call out.
 
-Services vendor this module; see lineages.toml.
+Requests go straight to an httpx transport rather than through
+``httpx.AsyncClient``: the client logs every request URL at INFO level, and a
+URL here may carry a password or a query token that must never reach a log.
+Going to the transport also means no redirects (a redirect could carry the
+Bearer key to another host), no cookies and no environment proxies; a caller
+who needs a proxy passes a transport that has one.
 """
 
 from __future__ import annotations
 
-import asyncio
+import base64
 import logging
+from types import TracebackType
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .outcome import EmbedOutcome
+from mcp_common.boundary import (
+    check_vectors,
+    normalise,
+    order_by_index,
+    parse_object,
+    read_body,
+)
+from mcp_common.cache import TTLCache
+from mcp_common.outcome import EmbedOutcome, Redactor, unsupported_mode
 
-log = logging.getLogger(__name__)
+__all__ = ["EmbeddingClient", "Vectors"]
 
-DEFAULT_TIMEOUT = 10.0
+Vectors = list[list[float]]
+
+_log = logging.getLogger("embedding_client")
+
+_MODES = ("none", "http", "api")
+
+# Shared because they are frozen and carry nothing about a particular call.
+_OFF = EmbedOutcome(attempted=False, ok=False, error=None)
+_CACHE_HIT = EmbedOutcome(attempted=False, ok=True, error=None)
+_SUCCESS = EmbedOutcome(attempted=True, ok=True, error=None)
+
+# Enough for a few hundred texts at several thousand dimensions, while still
+# stopping a runaway or hostile backend long before memory does.
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_WIDTH = 16384
+
+# How much of an error body to quote: the first line of a stack trace or a
+# "model not found" is what an operator needs, not the whole page.
+_ERROR_BODY_BYTES = 512
+
+
+class _NoEmbeddings(Exception):
+    """A 2xx answer without vectors; carries the falsy value the backend sent."""
+
+    def __init__(self, value: list[Any] | None) -> None:
+        super().__init__("returned no embeddings")
+        self.value = value
+
+
+def _basic_auth(url: str) -> str | None:
+    """The Basic ``Authorization`` value for userinfo in *url*, as httpx would send."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.username is None and parts.password is None:
+        return None
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
 
 
 class EmbeddingClient:
-    """Turns texts into vectors through one of several backends."""
+    """Embeds texts through a local HTTP service or an OpenAI-compatible API.
 
-    def __init__(self, mode: str, url: str, api_key: str | None = None) -> None:
+    The positional signature matches the upstream lineage so existing call
+    sites keep working; hardening options are keyword-only after it.
+
+    mode: ``none`` (embedding off on purpose), ``http`` or ``api``.
+    http_url: endpoint for ``http``: POST ``{"texts": [...]}`` → ``{"embeddings": [...]}``.
+    api_key, api_url, model: the OpenAI-compatible endpoint (full URL) for ``api``.
+    cache_size, cache_ttl: single-text cache; 0 disables it.
+    timeout: seconds for each of connect, write, read and pool wait.
+    max_response_bytes: refuse bodies larger than this.
+    max_width: refuse vectors wider than this.
+    expected_width: refuse vectors of any other width; when ``None`` the
+        first successful response sets the width for the client's lifetime.
+    transport: the httpx transport to send through (tests, unix sockets,
+        proxies); the client closes it on `close`.
+    """
+
+    def __init__(
+        self,
+        mode: str,
+        http_url: str = "",
+        api_key: str = "",
+        api_url: str = "",
+        model: str = "",
+        cache_size: int = 256,
+        cache_ttl: float = 300,
+        timeout: float = 30,
+        *,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_width: int = DEFAULT_MAX_WIDTH,
+        expected_width: int | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.mode = mode
-        self.url = url
-        self.api_key = api_key
-        self._http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        self._lock = asyncio.Lock()
+        self.http_url = http_url
+        self.api_url = api_url
+        self.model = model
+        self.timeout = timeout
+        self.max_response_bytes = max_response_bytes
+        self.max_width = max_width
+        self.expected_width = expected_width
+        self._api_key = api_key
+        self._url = api_url if mode == "api" else http_url
+        self._headers = self._build_headers()
+        # The Authorization value is a secret in its own right: Basic auth is
+        # only base64 of the password, and an error page may echo it back.
+        auth = self._headers.get("Authorization", "")
+        self._redactor = Redactor(mode, self._url, api_key, auth, auth.partition(" ")[2])
+        self._timeouts = httpx.Timeout(timeout).as_dict()
+        self._transport = transport
+        self._learned_width: int | None = None
+        self.cache: TTLCache | None = (
+            TTLCache(cache_size, cache_ttl) if cache_size > 0 and cache_ttl > 0 else None
+        )
 
-    async def embed(self, texts: list[str]) -> list[list[float]] | None:
-        """Embed texts, or return None when embedding is off or failed."""
-        value, _outcome = await self.embed_with_outcome(texts)
-        return value
+    def __repr__(self) -> str:
+        # The endpoint is shown redacted and the key never: reprs end up in logs.
+        return f"EmbeddingClient(mode={self.mode!r}, endpoint={self.endpoint!r})"
 
-    async def embed_with_outcome(
-        self, texts: list[str]
-    ) -> tuple[list[list[float]] | None, EmbedOutcome]:
-        """Embed texts and say what happened; the outcome is never stored on the client."""
-        if self.mode == "none":
-            return None, EmbedOutcome(attempted=False, ok=False)
-        try:
-            if self.mode == "http":
-                result = await self._embed_http(texts)
-            elif self.mode == "api":
-                result = await self._embed_api(texts)
-            else:
-                return None, EmbedOutcome(attempted=False, ok=False)
-            return result, EmbedOutcome(attempted=True, ok=True)
-        except (httpx.HTTPError, ValueError) as exc:
-            evidence = f"{type(exc).__name__}: {exc}"[:200]
-            log.warning("embedding failed: %s", evidence)
-            return None, EmbedOutcome(attempted=True, ok=False, error=evidence)
+    @property
+    def endpoint(self) -> str:
+        """The endpoint as ``scheme://host:port/path``, safe to show anywhere."""
+        return self._redactor.endpoint
 
-    async def _embed_http(self, texts: list[str]) -> list[list[float]]:
-        response = await self._http.post(f"{self.url}/embed", json={"texts": texts})
-        response.raise_for_status()
-        return response.json()["vectors"]
+    @property
+    def width(self) -> int | None:
+        """The vector width this client accepts: expected, else first learned."""
+        return self.expected_width or self._learned_width
 
-    async def _embed_api(self, texts: list[str]) -> list[list[float]]:
-        headers = {"Authorization": f"Bearer {self.api_key}"}
-        response = await self._http.post(self.url, json={"input": texts}, headers=headers)
-        response.raise_for_status()
-        return [item["embedding"] for item in response.json()["data"]]
+    @property
+    def cache_hits(self) -> int:
+        return self.cache.hits if self.cache is not None else 0
+
+    @property
+    def cache_misses(self) -> int:
+        return self.cache.misses if self.cache is not None else 0
+
+    def _build_headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self.mode == "api" and self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        else:
+            auth = _basic_auth(self._url)
+            if auth is not None:
+                headers["Authorization"] = auth
+        return headers
+
+    async def initialize(self) -> None:
+        """Open the connection pool.  Calls made before this open it themselves."""
+        self._open()
 
     async def close(self) -> None:
-        await self._http.aclose()
+        """Close the connection pool (and an injected transport with it)."""
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            await transport.aclose()
+
+    async def __aenter__(self) -> EmbeddingClient:
+        await self.initialize()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _open(self) -> httpx.AsyncBaseTransport:
+        if self._transport is None:
+            self._transport = httpx.AsyncHTTPTransport()
+        return self._transport
+
+    async def embed(self, texts: list[str]) -> Vectors | None:
+        """Vectors for *texts*, or ``None`` for every unsuccessful case."""
+        value, outcome = await self.embed_with_outcome(texts)
+        return value if outcome.ok else None
+
+    async def embed_with_outcome(self, texts: list[str]) -> tuple[Vectors | None, EmbedOutcome]:
+        """Vectors for *texts* and the outcome of this call.
+
+        Never raises for anything a backend does: every failure becomes an
+        outcome whose ``error`` is one redacted evidence line, also logged
+        as a warning on the ``embedding_client`` logger.
+        """
+        if self.mode == "none":
+            return None, _OFF
+        if self.mode not in _MODES:
+            return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
+        if not texts:
+            # Nothing to embed is not a failure, and not worth a request.
+            return [], _CACHE_HIT
+        single = len(texts) == 1 and self.cache is not None
+        if single:
+            hit = self.cache.get(texts[0])  # type: ignore[union-attr]
+            if hit is not None:
+                # A copy, so a caller editing its result cannot edit the cache.
+                return [hit.copy()], _CACHE_HIT
+        if not self._url:
+            return None, EmbedOutcome(False, False, f"mode={self.mode} has no endpoint URL configured")
+        try:
+            # One branch per wire format.  Lineages add their own transports
+            # here (the sibling's `uds`), so the dispatch stays a flat chain
+            # that a structured merge can extend branch by branch.
+            if self.mode == "http":
+                vectors = await self._request({"texts": texts}, len(texts))
+            elif self.mode == "api":
+                vectors = await self._request({"model": self.model, "input": texts}, len(texts))
+            else:  # pragma: no cover - unsupported modes were answered on entry
+                return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
+        except _NoEmbeddings as empty:
+            error = self._redactor.no_embeddings()
+            _log.warning("%s", error)
+            return empty.value, EmbedOutcome(True, False, error)
+        except httpx.TimeoutException as exc:
+            # httpx's timeouts often carry no message; the limit is the detail.
+            error = self._redactor.failed(type(exc).__name__, str(exc) or f"no answer within {self.timeout} s")
+            _log.warning("%s", error)
+            return None, EmbedOutcome(True, False, error)
+        except Exception as exc:  # noqa: BLE001 - the contract is: never raise
+            # Transport errors, timeouts, status errors and ResponseRejected
+            # alike; CancelledError is not an Exception and still propagates.
+            error = self._redactor.failed_with(exc)
+            _log.warning("%s", error)
+            return None, EmbedOutcome(True, False, error)
+        if single:
+            self.cache.put(texts[0], vectors[0].copy())  # type: ignore[union-attr]
+        return vectors, _SUCCESS
+
+    async def _request(self, payload: dict[str, Any], count: int) -> Vectors:
+        """POST *payload* and return *count* validated vectors, raising on any failure."""
+        request = httpx.Request(
+            "POST",
+            self._url,
+            json=payload,
+            headers=self._headers,
+            extensions={"timeout": self._timeouts},
+        )
+        response = await self._open().handle_async_request(request)
+        try:
+            if not 200 <= response.status_code < 300:
+                raise await self._status_error(request, response)
+            body = await read_body(response, self.max_response_bytes)
+        finally:
+            await response.aclose()
+        return self._vectors(parse_object(body), count)
+
+    async def _status_error(
+        self, request: httpx.Request, response: httpx.Response
+    ) -> httpx.HTTPStatusError:
+        """The error for a non-2xx answer, quoting the start of its body."""
+        head = b""
+        try:
+            async for chunk in response.aiter_raw():
+                head += chunk
+                if len(head) >= _ERROR_BODY_BYTES:
+                    break
+        except httpx.HTTPError:
+            pass  # the status alone is evidence enough
+        quoted = head[:_ERROR_BODY_BYTES].decode("utf-8", "replace").strip()
+        detail = f"{response.status_code} {response.reason_phrase}".strip()
+        if quoted:
+            detail += f" ({quoted})"
+        return httpx.HTTPStatusError(detail, request=request, response=response)
+
+    def _vectors(self, answer: dict[str, Any], count: int) -> Vectors:
+        """The validated vectors carried by a parsed 2xx *answer*."""
+        key = "data" if self.mode == "api" else "embeddings"
+        if key not in answer:
+            raise _NoEmbeddings(None)
+        found = answer[key]
+        if found is None or found == []:
+            raise _NoEmbeddings(found)
+        if self.mode == "api":
+            found = order_by_index(found, count)
+        width = self.width
+        source = "expected" if self.expected_width else "learned from an earlier response"
+        vectors = check_vectors(
+            found, count, width=width, max_width=self.max_width, width_source=source
+        )
+        if self._learned_width is None:
+            self._learned_width = len(vectors[0])
+        if self.mode == "api":
+            normalise(vectors)
+        return vectors

@@ -8,7 +8,8 @@ re-parse).  `lines` is the line-based fast path and fallback, and
 Nothing here knows about manifests, git repositories or the CLI.
 """
 
+from .conflicts import CONFLICT_KINDS, Conflict, ConflictKind, Markers
 from .engine import DEFAULT_BUDGET, merge3
-from .result import Change, Conflict, MergeResult
+from .result import Change, MergeResult
 
-__all__ = ["DEFAULT_BUDGET", "Change", "Conflict", "MergeResult", "merge3"]
+__all__ = ["CONFLICT_KINDS", "DEFAULT_BUDGET", "Change", "Conflict", "ConflictKind", "Markers", "MergeResult", "merge3"]

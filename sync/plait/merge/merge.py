@@ -25,10 +25,11 @@ from typing import Any
 import libcst as cst
 
 from .conflicts import MergeConflict, PendingConflict, Sentinels
+from .lines import merge_lines
 from .result import Change, Side
 from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import aligned, sequence_order, side_map
-from .tree import Texts, body_keys, branch_key, describe
+from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -178,9 +179,15 @@ def _lists_names(node: Any) -> bool:
 class Merger:
     """Holds the matched trees and walks them once, top down."""
 
-    def __init__(self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels) -> None:
+    def __init__(
+        self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels, longest: int = 10**9
+    ) -> None:
         self.texts = texts
         self.sentinels = sentinels
+        # The longest line of the inputs: a merged line may not pass it where
+        # a side's split layout avoids that.
+        self.longest = longest
+        self.layout: Side = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -355,6 +362,10 @@ class Merger:
             if self.cosmetic(b, present):
                 self.drop(side, b, scope, f"{gone} deleted it")
                 return []
+            if self._carried_by_moves(b, present, gone, side):
+                # A renamed class or function: the deleting side moved the
+                # body elsewhere, and the other side's edits went with it.
+                return []
             what = describe(b, self.texts) or "a statement"
             exc = MergeConflict("delete/modify", what, deleter=gone)
             versions = ([], [b], [present]) if gone == "ours" else ([present], [b], [])
@@ -373,7 +384,7 @@ class Merger:
         if co == ct:
             return [o]
         try:
-            node = self.merge_node(b, o, t, scope)
+            node = self._narrow(self.merge_node(b, o, t, scope), b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
             if self.cosmetic(b, o):
@@ -385,6 +396,37 @@ class Merger:
             what = describe(b, self.texts) or "a statement"
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
+
+    def _narrow(self, node: Any, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+        """*node*, or the same merge in theirs' layout when ours' would pass the file's longest line.
+
+        Ours' layout wins, but a one-line import or call that gained theirs'
+        elements must not become a 200-character line when theirs already
+        split it over lines: then it is split as theirs has it.
+        """
+        indent = self._indent_of(o)
+        if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
+            return node
+        if "\n" not in self.texts.fresh(t).strip("\r\n"):
+            return node
+        self.layout = "theirs"
+        try:
+            relaid = self.merge_node(b, o, t, scope)
+        except MergeConflict:
+            return node
+        finally:
+            self.layout = "ours"
+        return relaid if self._width(relaid, indent) < self._width(node, indent) else node
+
+    def _indent_of(self, stmt: Any) -> int:
+        """Columns the captured statement is indented by (fresh prints start at zero)."""
+        captured = self.texts.of(stmt).lstrip("\r\n")
+        first = next((line for line in captured.splitlines() if line.strip() and not line.strip().startswith("#")), "")
+        return len(first) - len(first.lstrip())
+
+    def _width(self, node: Any, indent: int) -> int:
+        text = self.texts.fresh(node.with_changes(leading_lines=()) if hasattr(node, "leading_lines") else node)
+        return indent + max((len(line) for line in text.splitlines()), default=0)
 
     def _validate(self, node: Any, base: Any) -> None:
         """A merged statement must still be Python; libcst will happily print one that is not."""
@@ -451,6 +493,30 @@ class Merger:
             return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
         return self.texts.of(node)
 
+    def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
+        """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
+
+        Then deleting *b* loses nothing: the edits follow the moved
+        statements to their new home.  An edit to the header itself
+        (decorators, signature, bases) has nowhere to go, so it does not count.
+        """
+        if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
+            return False
+        skeleton = _Skeleton()
+        if self.texts.fresh(b.visit(skeleton)) != self.texts.fresh(present.visit(skeleton)):
+            return False
+        body, edited = block_body(b.body), block_body(present.body)
+        if body is None or edited is None:
+            return False
+        moved, kept = self.match[mover].moved, self.match[editor]
+        if any(kept.origin(x) is None for x in edited):
+            return False  # an addition inside the deleted definition
+        for stmt in body:
+            version = kept.partner(stmt)
+            if version is not None and self.texts.of(version) != self.texts.of(stmt) and id(stmt) not in moved:
+                return False
+        return True
+
     def cosmetic(self, base: Any, version: Any) -> bool:
         """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
         if not isinstance(base, cst.CSTNode) or not isinstance(version, cst.CSTNode):
@@ -512,7 +578,7 @@ class Merger:
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
         if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
-            return ov
+            return tv if self.layout == "theirs" else ov
         winner = self._real_over_cosmetic(bv, ov, tv, scope)
         if winner is not None:
             return winner
@@ -533,6 +599,8 @@ class Merger:
                 return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
             if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
                 return self.merge_definition(b, o, t, scope)
+            if isinstance(b, cst.SimpleString):
+                return self.merge_string(b, o, t)
             if _lists_names(b):
                 # `__all__` and `__slots__` are sets of names spelled as lists: their entries commute.
                 self.commutative_ids.add(id(b.value))
@@ -548,15 +616,33 @@ class Merger:
         changes: dict[str, Any] = {}
         for f in dataclasses.fields(b):
             name = f.name
-            if name in skip or name in _BRACKETS:
-                # Both sides changed this node; its brackets follow ours'
-                # layout, as its separators do.
+            if name in skip:
+                continue
+            if name in _BRACKETS:
+                # Both sides changed this node; its brackets follow the
+                # layout side, as its separators do.
+                if self.layout == "theirs" and not self.same(getattr(o, name), getattr(t, name)):
+                    changes[name] = getattr(t, name)
                 continue
             bv, ov, tv = getattr(b, name), getattr(o, name), getattr(t, name)
             merged = self.merge_value(bv, ov, tv, b, name, scope)
             if merged is not ov:
                 changes[name] = merged
         return o.with_changes(**changes) if changes else o
+
+    def merge_string(self, b: cst.SimpleString, o: cst.SimpleString, t: cst.SimpleString) -> cst.SimpleString:
+        """A multi-line string both sides edited, merged line by line as git would.
+
+        A docstring is prose: two sides rewording different lines of it made
+        no conflicting change, and the line merge sees that.
+        """
+        quotes = {x.prefix + x.quote for x in (b, o, t)}
+        if len(quotes) != 1 or len(b.quote) != 3 or "\n" not in b.value:
+            raise MergeConflict("modify/modify")
+        lines = merge_lines(b.value, o.value, t.value)
+        if not lines.clean:
+            raise MergeConflict("modify/modify")
+        return o.with_changes(value=lines.text)
 
     # -- definitions ---------------------------------------------------------------
     def merge_definition(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
@@ -765,15 +851,15 @@ class Merger:
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of ours' layout.
+        """Give every element the separator of the layout side's layout (ours, unless too wide).
 
-        Ours' layout always wins, brackets included (see `merge_fields`): an
+        That layout wins whole, brackets included (see `merge_fields`): an
         element inserted from theirs, or one that stopped being last, takes
         ours' separator.  Mixing one side's parentheses with the other side's
         line breaks is how a bracketed import loses its parentheses while its
         names still span lines.
         """
-        layout = ol or tl or bl
+        layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
         if not layout:
             return merged
         sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)

@@ -117,13 +117,62 @@ class SemanticCheck:
         return found
 
     def conflicts(self, result: ast.Module) -> tuple[list[Conflict], list[Use]]:
-        """One `semantic` conflict per statement of the result that uses a new undefined name."""
+        """One `semantic` conflict per statement of the result that uses a new undefined name,
+        or calls a function of this module with arguments its merged signature refuses."""
+        spans = StatementSpans(result)
+        names, name_uses = self._undefined_conflicts(result, spans)
+        calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
+        return names + calls, name_uses + call_uses
+
+    def _call_conflicts(self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]) -> tuple[list[Conflict], list[Use]]:
+        """Calls the merged signatures refuse that no input's signatures refused.
+
+        One side gives `_request` a new required parameter; the other side's
+        new code calls it the old way.  Both merge cleanly and the result
+        raises TypeError.  Only calls the module can resolve are checked: a
+        module function by name, a method of the enclosing class on `self`.
+        """
+        sigs = {label: signatures(tree) for label, tree in self.trees.items()}
+        merged = signatures(result)
+        changed = {q for q, sig in merged.items() if sig != sigs["base"].get(q)}
+        if not changed:
+            return [], []
+        # A call that already did not fit on some input is that input's problem, not the merge's.
+        broken_before = {
+            (c.qualname, c.scope, c.text)
+            for label, tree in self.trees.items()
+            for c in calls_in(tree)
+            if not c.fits(sigs[label].get(c.qualname))
+        }
+        conflicts: list[Conflict] = []
+        uses: list[Use] = []
+        for call in calls_in(result):
+            if call.qualname not in changed or call.fits(merged.get(call.qualname)):
+                continue
+            if (call.qualname, call.scope, call.text) in broken_before:
+                continue
+            path, first, last = spans.around(call.line)
+            if (first, last) in seen:
+                continue
+            seen.add((first, last))
+            changer = next((s for s in ("theirs", "ours") if sigs[s].get(call.qualname) == merged.get(call.qualname) != sigs["base"].get(call.qualname)), None)
+            caller = "ours" if changer != "ours" else "theirs"
+            what = merged[call.qualname].describe() if call.qualname in merged else "its signature"
+            where = "at module level" if path == MODULE else f"in `{path}`"
+            if changer is not None:
+                reason = f"{changer} changed the signature of `{call.qualname}` ({what}); {caller}' call {where} does not fit it"
+            else:
+                reason = f"the merged call to `{call.qualname}` {where} does not fit its merged signature ({what})"
+            conflicts.append(Conflict(path, "semantic", reason, first))
+            uses.append(Use(call.qualname, path, first, last, caller))
+        return conflicts, uses
+
+    def _undefined_conflicts(self, result: ast.Module, spans: StatementSpans) -> tuple[list[Conflict], list[Use]]:
         new = self.new_undefined(result)
         if not new:
             return [], []
         base_binds = bindings(self.trees["base"])
         side_binds = {label: bindings(self.trees[label]) for label in ("ours", "theirs")}
-        spans = StatementSpans(result)
         conflicts: list[Conflict] = []
         uses: list[Use] = []
         seen: set[tuple[int, int]] = set()
@@ -143,6 +192,107 @@ class SemanticCheck:
                 conflicts.append(Conflict(path, "semantic", reason, first))
                 uses.append(Use(name, path, first, last, "ours" if remover != "ours" else "theirs"))
         return conflicts, uses
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a call must supply: the parameters that matter for fitting a call."""
+
+    positional: tuple[str, ...]  # names, in order, that a positional argument may fill
+    required: int  # how many of them have no default
+    varargs: bool
+    kwonly: tuple[str, ...]
+    kwonly_required: tuple[str, ...]
+    varkw: bool
+
+    def describe(self) -> str:
+        needed = [*self.positional[: self.required], *self.kwonly_required]
+        return "requires " + ", ".join(f"`{n}`" for n in needed) if needed else "takes no required argument"
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> Signature:
+    a = node.args
+    positional = [p.arg for p in [*a.posonlyargs, *a.args]]
+    required = len(positional) - len(a.defaults)
+    if bound and positional:
+        positional, required = positional[1:], max(required - 1, 0)
+    kwonly = tuple(p.arg for p in a.kwonlyargs)
+    kw_required = tuple(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is None)
+    return Signature(tuple(positional), required, a.vararg is not None, kwonly, kw_required, a.kwarg is not None)
+
+
+def signatures(tree: ast.Module) -> dict[str, Signature]:
+    """Module functions by name and plain methods by `Class.name`, as a call sees them.
+
+    Methods are seen through `self`, so their first parameter is bound.
+    Decorated definitions (properties, static and class methods, wrappers)
+    may take any call, so they are left out.
+    """
+    out: dict[str, Signature] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
+            out[stmt.name] = _signature(stmt, bound=False)
+        elif isinstance(stmt, ast.ClassDef):
+            for member in stmt.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and not member.decorator_list:
+                    out[f"{stmt.name}.{member.name}"] = _signature(member, bound=True)
+    return out
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call the module resolves itself, with what it supplies."""
+
+    qualname: str
+    scope: str  # the definition it stands in
+    text: str  # its syntax, to recognise it on another side
+    line: int
+    positional: int
+    keywords: tuple[str, ...]
+    spread: bool  # *args or **kwargs: any signature might fit
+
+    def fits(self, sig: Signature | None) -> bool:
+        if sig is None or self.spread:
+            return True
+        if self.positional > len(sig.positional) and not sig.varargs:
+            return False
+        filled = set(sig.positional[: self.positional])
+        for name in self.keywords:
+            if name in filled:
+                return False
+            if name not in sig.positional and name not in sig.kwonly and not sig.varkw:
+                return False
+            filled.add(name)
+        missing = [n for n in sig.positional[: sig.required] if n not in filled]
+        return not missing and all(n in filled for n in sig.kwonly_required)
+
+
+def calls_in(tree: ast.Module) -> list[Call]:
+    """Calls of module functions by name, and of the enclosing class's methods on `self`."""
+    functions = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: list[Call] = []
+    todo: list[tuple[ast.AST, str, str]] = [(s, "", MODULE) for s in tree.body]
+    while todo:
+        node, cls, scope = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            todo += [(child, node.name, node.name) for child in node.body]
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = node.name if scope == MODULE else f"{scope}.{node.name}"
+            todo += [(child, cls, inner) for child in ast.iter_child_nodes(node)]
+            continue
+        if isinstance(node, ast.Call):
+            qualname = None
+            if isinstance(node.func, ast.Name) and node.func.id in functions:
+                qualname = node.func.id
+            elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and cls:
+                qualname = f"{cls}.{node.func.attr}"
+            if qualname is not None:
+                spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+                keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+                out.append(Call(qualname, scope, ast.dump(node), node.lineno, len(node.args), keywords, spread))
+        todo += [(child, cls, scope) for child in ast.iter_child_nodes(node)]
+    return out
 
 
 class StatementSpans:

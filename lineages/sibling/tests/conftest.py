@@ -1,0 +1,6 @@
+"""The sibling's tests import the sibling's own mcp_common, whatever the current directory."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -1,0 +1,98 @@
+"""`plait demo`: the whole workflow on the bundled workspace, without touching it.
+
+It composes the library calls the other commands make: `status`, a dry-run
+`sync` (what would be applied and kept), the `sync` itself on a temporary
+copy of the workspace, and the `diff` of the sibling against the canonical
+client afterwards.  The repository stays clean: every write lands in the copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..semdiff import diff_copies
+from ..status import status
+from ..sync import sync
+from ..workspace import CANONICAL, Workspace, copy_workspace
+from .diff_cmd import render_diff
+from .options import workspace_option
+from .output import Output, output_options, reports_errors
+from .status_cmd import render_status
+from .sync_cmd import render_report
+
+__all__ = ["demo"]
+
+
+@click.command("demo", short_help="Show status, sync (on a temporary copy) and diff of the workspace.")
+@click.option(
+    "--lineage",
+    "compare",
+    default=None,
+    help="The lineage to diff against the canonical client afterwards (default: the last in sync order).",
+)
+@click.option("--keep", is_flag=True, help="Keep the temporary copy and print where it is.")
+@workspace_option
+@output_options("demo")
+@reports_errors
+def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Output) -> None:
+    """Run the whole job on the workspace, writing only to a temporary copy:
+    the status of every lineage, what a sync would apply and keep, the sync,
+    and how a lineage differs from the canonical client afterwards.
+
+    \b
+    Exit codes: 0 it ran (a conflict in the copy is part of what it shows;
+    --json has the sync's own exit code as sync_exit); 2 errors.
+    """
+    workspace = ws()
+    order = workspace.sync_order()
+    target = compare or (order[-1].name if order else CANONICAL)
+    rows = status(workspace)
+    preview = sync(workspace, dry_run=True)
+    folder = Path(tempfile.mkdtemp(prefix="plait-demo-"))
+    try:
+        copy = copy_workspace(workspace, folder)
+        report = sync(copy)
+        again = sync(copy, dry_run=True)
+        result = diff_copies(copy, CANONICAL, target)
+        if out.as_json:
+            out.emit_json(
+                {
+                    "exit": 0,
+                    "sync_exit": report.exit_code,
+                    "copy": str(copy.dir) if keep else None,
+                    "status": [row.to_json() for row in rows],
+                    "preview": preview.to_json(),
+                    "sync": report.to_json(),
+                    "second_run_changes": sum(len(p.changed) for p in again.plans),
+                    "diff": result.to_json(),
+                },
+                inputs={"workspace": str(workspace.manifest), "lineage": target},
+            )
+            sys.exit(0)
+        out.heading(f"1. status of every lineage ({workspace.manifest})")
+        render_status(rows, out)
+        out.heading("2. what a sync would apply (+ ~ - >) and keep (kept:)")
+        render_report(preview, out)
+        out.heading(
+            f"3. the sync, on a copy of the workspace ({'kept in ' + str(copy.dir) if keep else 'removed afterwards'})"
+        )
+        for plan in report.plans:
+            files = ", ".join(f.name for f in plan.changed) or "no file"
+            out.line(f"{plan.name}: {plan.outcome}; wrote {files}", "bold red" if plan.conflicts else None)
+            for conflict in plan.conflicts:
+                out.line(f"  CONFLICT {conflict.describe()}", "bold red")
+        changes = sum(len(p.changed) for p in again.plans)
+        outcomes = ", ".join(f"{p.name} {p.outcome}" for p in again.plans)
+        out.line(f"a second sync would change {changes} file(s) ({outcomes})")
+        out.heading(f"4. {target} compared with the canonical client, after the sync")
+        render_diff(result, out, "text")
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    sys.exit(0)

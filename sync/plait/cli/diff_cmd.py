@@ -1,0 +1,74 @@
+"""`plait diff A B`: a structural diff of two copies (a thin shell over `plait.semdiff`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..errors import PlaitError
+from ..semdiff import CopyDiff, diff_copies
+from ..workspace import Workspace
+from .options import workspace_option
+from .output import Output, output_options, reports_errors
+
+__all__ = ["diff_command", "render_diff"]
+
+
+def render_diff(result: CopyDiff, out: Output, fmt: str) -> None:
+    """The diff as text (one line per member, diffs indented) or markdown (also used by `plait demo`)."""
+    if fmt == "markdown":
+        click.echo(result.markdown(), nl=False)
+        return
+    if result.same:
+        out.line(f"{result.b} and {result.a} do not differ")
+        return
+    for line in result.text_lines():
+        style = "dim" if line.startswith("    ") else None
+        out.line(line, style)
+
+
+def _workspace_or_none(ws: Callable[[], Workspace], a: str, b: str) -> Workspace | None:
+    try:
+        return ws()
+    except PlaitError:
+        if Path(a).exists() and Path(b).exists():
+            return None  # two plain paths need no workspace
+        raise
+
+
+@click.command("diff", short_help="Show how two copies differ, member by member.")
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: one line per member; markdown: ready for a pull request; json: same as --json.",
+)
+@workspace_option
+@output_options("diff")
+@reports_errors
+def diff_command(a: str, b: str, fmt: str, ws: Callable[[], Workspace], out: Output) -> None:
+    """Compare copy B with copy A: canonical, a lineage, a consumer's vendored
+    copy (by name), or any directory or file.
+
+    Lists the members only in A and only in B, and summarises each changed
+    member: branches added to a dispatch chain, except types widened,
+    parameters added, with a small unified diff of the rest.
+
+    \b
+    Exit codes: 0 (whether or not they differ); 2 errors.
+    """
+    workspace = _workspace_or_none(ws, a, b)
+    result = diff_copies(workspace, a, b)
+    if out.as_json or fmt == "json":
+        inputs = {"workspace": str(workspace.manifest) if workspace else None, "a": result.a_path, "b": result.b_path}
+        out.emit_json(result.to_json(), inputs=inputs)
+    else:
+        render_diff(result, out, fmt)
+    sys.exit(0)

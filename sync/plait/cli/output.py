@@ -1,0 +1,251 @@
+"""How every command writes: one place for the conventions people, grep and CI rely on.
+
+- Colour: ``--color auto|always|never``; ``auto`` colours only a terminal and
+  honours ``NO_COLOR``.  A stream that is not a terminal gets no escape code
+  at all.
+- Tables: a rich table in a terminal; in a pipe, one plain line per row with
+  every cell in full (node paths are never wrapped or cut), so ``grep`` finds
+  ``EmbeddingClient.embed_with_outcome`` on the line that names it.
+- JSON: ``{"schema": 1, "inputs": {...}, ...}``, compact by default and
+  indented with ``--pretty``.
+- Progress: a transient rich progress display in a terminal; plain lines
+  otherwise, one per step.
+- Errors: one line on stderr, ``plait <command>: error: <cause>``, exit 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+
+import click
+
+from ..errors import PlaitError
+from . import COLOR_CHOICES
+
+if TYPE_CHECKING:
+    # rich is imported where it draws: a command that only prints plain lines
+    # or JSON (a merge driver in a pipe) never loads it.
+    from rich.console import Console
+
+__all__ = [
+    "JSON_SCHEMA",
+    "ColorMode",
+    "Items",
+    "Output",
+    "PlainTable",
+    "color_option",
+    "make_console",
+    "output_options",
+    "reports_errors",
+]
+
+JSON_SCHEMA = 1
+EXIT_ERROR = 2
+
+ColorMode = Literal["auto", "always", "never"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[str] | None = None) -> Console:
+    """A console for stdout (or stderr) that follows the colour conventions.
+
+    ``always`` treats the stream as a terminal (tables and colour even in a
+    pipe, for ``less -R``); ``never`` keeps the layout of the stream but
+    emits no escape codes; ``auto`` colours a terminal unless ``NO_COLOR``.
+    """
+    from rich.console import Console
+
+    stream = file or (sys.stderr if stderr else sys.stdout)
+    if color == "always":
+        return Console(file=stream, force_terminal=True, soft_wrap=True, highlight=False)
+    no_color = color == "never" or bool(os.environ.get("NO_COLOR"))
+    is_tty = stream.isatty()
+    return Console(
+        file=stream,
+        force_terminal=is_tty,
+        color_system="auto" if is_tty and not no_color else None,
+        soft_wrap=True,
+        highlight=False,
+    )
+
+
+@dataclass(frozen=True)
+class Items:
+    """A counted list in one cell: ``pending 2: a, b`` in a pipe, one item per line in a terminal."""
+
+    label: str
+    items: Sequence[str]
+
+    def plain(self) -> str:
+        listed = f": {', '.join(self.items)}" if self.items else ""
+        return f"{self.label} {len(self.items)}{listed}"
+
+    def lines(self) -> str:
+        head = f"{self.label} {len(self.items)}" + (":" if self.items else "")
+        return "\n".join([head, *self.items])
+
+
+Cell = str | Items
+
+
+@dataclass
+class PlainTable:
+    """A table that stays readable in a terminal and grep-able in a pipe.
+
+    A cell is a string or `Items`.  In a terminal only the columns named in
+    *wrap* may wrap (the others keep ids and names whole).  In a pipe each
+    row prints as one line, its cells in full, separated by two spaces;
+    empty cells print as ``-`` so the columns stay countable.
+    """
+
+    title: str
+    columns: Sequence[str]
+    wrap: Sequence[str] = ()
+    rows: list[tuple[list[Cell], str | None]] = field(default_factory=list)
+
+    def add(self, *cells: Cell, style: str | None = None) -> None:
+        self.rows.append((list(cells), style))
+
+    def render(self, console: Console) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
+        if console.is_terminal:
+            table = Table(title=self.title or None, title_justify="left")
+            for name in self.columns:
+                wraps = name in self.wrap
+                table.add_column(name, overflow="fold", no_wrap=not wraps, min_width=12 if wraps else None)
+            for cells, style in self.rows:
+                table.add_row(*(c.lines() if isinstance(c, Items) else c for c in cells), style=style)
+            console.print(table)
+            return
+        for cells, _style in self.rows:
+            flat = [c.plain() if isinstance(c, Items) else c for c in cells]
+            console.print(Text("  ".join(c if c else "-" for c in flat)), soft_wrap=True)
+
+
+@dataclass
+class Output:
+    """The output settings of one command run, and the helpers that obey them."""
+
+    command: str
+    as_json: bool = False
+    pretty: bool = False
+    color: ColorMode = "auto"
+
+    @functools.cached_property
+    def out(self) -> Console:
+        return make_console(color=self.color)
+
+    @functools.cached_property
+    def err(self) -> Console:
+        return make_console(stderr=True, color=self.color)
+
+    def line(self, text: str, style: str | None = None, *, stderr: bool = False) -> None:
+        """One line, never wrapped, printed as is (no markup, no highlighting)."""
+        from rich.text import Text
+
+        (self.err if stderr else self.out).print(Text(text, style=style or ""), soft_wrap=True)
+
+    def heading(self, text: str) -> None:
+        """A section title: bold in a terminal, ``== text ==`` in a pipe."""
+        if self.out.is_terminal:
+            from rich.text import Text
+
+            self.out.print(Text(text, style="bold underline"), soft_wrap=True)
+        else:
+            self.line(f"== {text} ==")
+
+    def table(self, title: str, columns: Sequence[str], *, wrap: Sequence[str] = ()) -> PlainTable:
+        return PlainTable(title, columns, wrap)
+
+    def emit_json(self, data: dict[str, Any], *, inputs: dict[str, Any]) -> None:
+        """Print *data* as the command's JSON document, with the schema and inputs."""
+        payload = {"schema": JSON_SCHEMA, "command": self.command, "inputs": inputs, **data}
+        if self.pretty:
+            text = json.dumps(payload, indent=2, ensure_ascii=False)
+        else:
+            text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+        click.echo(text)
+
+    def error(self, message: str) -> None:
+        self.line(f"plait {self.command}: error: {message}", stderr=True)
+
+    @contextmanager
+    def progress(self, total: int, what: str) -> Iterator[Callable[[str], None]]:
+        """A step counter: call the yielded function with a line per finished step.
+
+        In a terminal (and not with --json) a transient progress bar; in a pipe
+        plain lines on stderr, so stdout stays the command's result.
+        """
+        if self.err.is_terminal and not self.as_json:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            with Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=self.err, transient=True
+            ) as bar:
+                task = bar.add_task(what, total=total)
+
+                def advance(message: str) -> None:
+                    bar.update(task, advance=1, description=message)
+
+                yield advance
+            return
+
+        def plain(message: str) -> None:
+            if not self.as_json:
+                self.line(message, stderr=True)
+
+        yield plain
+
+
+def color_option(fn: Callable[P, R]) -> Callable[P, R]:
+    return click.option(
+        "--color",
+        type=click.Choice(COLOR_CHOICES),
+        default=None,
+        help="Colour: auto (a terminal, unless NO_COLOR), always or never.",
+    )(fn)
+
+
+def output_options(command: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Add --json, --pretty and --color to a command and pass it an `Output` as ``out``."""
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (schema 1) instead of text.")
+        @click.option("--pretty", is_flag=True, help="Indent the JSON.")
+        @color_option
+        @functools.wraps(fn)
+        def wrapper(*args: Any, as_json: bool, pretty: bool, color: ColorMode | None, **kwargs: Any) -> R:
+            ctx = click.get_current_context()
+            chosen = color or ctx.find_root().params.get("color") or "auto"
+            out = Output(command, as_json=as_json, pretty=pretty, color=chosen)
+            return fn(*args, out=out, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def reports_errors(fn: Callable[..., None]) -> Callable[..., None]:
+    """Turn a `PlaitError` raised by a command into one line on stderr and exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        out: Output = kwargs["out"]
+        try:
+            fn(*args, **kwargs)
+        except PlaitError as exc:
+            out.error(str(exc))
+            sys.exit(EXIT_ERROR)
+
+    return wrapper

@@ -1,0 +1,150 @@
+"""`plait sync`: carry each source's changes into its lineages (a thin shell over `plait.sync`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import click
+
+from ..errors import PlaitError
+from ..merge import DEFAULT_BUDGET
+from ..sync import LineagePlan, Resolution, SyncReport, abort_sync, continue_sync, sync
+from ..workspace import Workspace
+from .options import workspace_option
+from .output import Output, output_options, reports_errors
+
+__all__ = ["render_report", "sync_command"]
+
+_STYLE = {
+    "synced": "green",
+    "up-to-date": "green",
+    "conflicted": "bold red",
+    "refused": "bold red",
+    "skipped": "yellow",
+}
+
+
+def _headline(plan: LineagePlan) -> str:
+    source = f"{plan.source.name}@{plan.new_base.short}" if plan.new_base else plan.source.name
+    base = f" (base {plan.base.short})" if plan.base else ""
+    reason = f": {plan.reason}" if plan.reason else ""
+    changed = f", {len(plan.changed)} file(s) changed" if plan.changed else ""
+    return f"{plan.name} from {source}{base}: {plan.outcome}{changed}{reason}"
+
+
+def render_report(report: SyncReport, out: Output) -> None:
+    """What each lineage applied, kept and could not decide (also used by `plait demo`)."""
+    table = out.table("sync", ["lineage", "file", "what"])
+    for plan in report.plans:
+        for line in plan.applied():
+            table.add(plan.name, line.file, line.text)
+        for line in plan.kept():
+            table.add(plan.name, line.file, line.text, style="cyan")
+        for conflict in plan.conflicts:
+            where = f" (line {conflict.line})" if conflict.line else ""
+            table.add(plan.name, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red")
+    if table.rows:
+        table.render(out.out)
+    for plan in report.plans:
+        out.line(_headline(plan), _STYLE.get(plan.outcome))
+    for name, commit in report.commits.items():
+        out.line(f"{name}: committed on {commit}")
+    for note in report.notes:
+        out.line(note)
+    if report.dry_run:
+        out.line("dry run: nothing was written")
+
+
+def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> None:
+    for r in results:
+        if r.done:
+            restored = f" (restored {', '.join(r.restored)})" if r.restored else ""
+            out.line(f"{r.lineage}: {verb}{restored}", "green")
+        else:
+            out.line(f"{r.lineage}: still conflicted", "bold red")
+            for problem in r.problems:
+                out.line(f"  {problem}")
+
+
+@click.command("sync", short_help="Merge each source's changes into its lineages, keeping what they add.")
+@click.argument("lineages", nargs=-1)
+@click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")
+@click.option("--commit", is_flag=True, help="Commit each git-backed lineage on branch plait/sync-<source id>.")
+@click.option("--continue", "continue_", is_flag=True, help="Finish a conflicted sync once the markers are gone.")
+@click.option("--abort", is_flag=True, help="Give up a conflicted sync: put the files back as they were.")
+@click.option("--no-write-conflicts", is_flag=True, help="On any conflict write nothing and exit 1 (for CI).")
+@click.option(
+    "--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds per file for the structured merge."
+)
+@workspace_option
+@output_options("sync")
+@reports_errors
+def sync_command(
+    lineages: tuple[str, ...],
+    dry_run: bool,
+    commit: bool,
+    continue_: bool,
+    abort: bool,
+    no_write_conflicts: bool,
+    budget: float,
+    ws: Callable[[], Workspace],
+    out: Output,
+) -> None:
+    """Sync LINEAGES (default: all) from their sources, in dependency order.
+
+    For each mapped file: base = the source as last synced (from the store),
+    ours = the lineage now, theirs = the source now, all through the
+    lineage's transforms.  Every file of a run is written, or none is.
+
+    \b
+    Conflicts work like git merge: files get markers and the lineage waits.
+      plait sync --continue LINEAGE   after fixing the markers
+      plait sync --abort LINEAGE      to put the files back
+    \b
+    Exit codes: 0 synced or up to date; 1 conflicts (or skipped); 2 errors.
+    """
+    if continue_ and abort:
+        raise PlaitError("--continue and --abort are exclusive")
+    workspace = ws()
+    inputs = {"workspace": str(workspace.manifest), "lineages": list(lineages)}
+    if continue_ or abort:
+        results = (continue_sync if continue_ else abort_sync)(workspace, list(lineages) or None)
+        code = 0 if all(r.done for r in results) else 1
+        if out.as_json:
+            action = "continue" if continue_ else "abort"
+            out.emit_json({"action": action, "exit": code, "lineages": [r.to_json() for r in results]}, inputs=inputs)
+        else:
+            _render_resolutions(results, "sync finished" if continue_ else "sync aborted", out)
+        sys.exit(code)
+
+    total = len(workspace.sync_order(list(lineages) or None))
+    with out.progress(total, "sync") as step:
+        report = sync(
+            workspace,
+            list(lineages) or None,
+            dry_run=dry_run,
+            write_conflicts=not no_write_conflicts,
+            commit=commit,
+            budget=budget,
+            progress=lambda plan: step(f"{plan.name}: {plan.outcome}"),
+        )
+    if out.as_json:
+        data = report.to_json()
+        if dry_run:
+            for entry, plan in zip(data["lineages"], report.plans, strict=True):
+                entry["diff"] = plan.diff()
+        out.emit_json(data, inputs=inputs)
+    else:
+        if dry_run:
+            for plan in report.plans:
+                diff = plan.diff()
+                if diff:
+                    click.echo(diff, nl=False)
+        render_report(report, out)
+        for plan in report.plans:
+            for conflict in plan.conflicts:
+                out.line(f"CONFLICT {plan.name} {conflict.describe()}", stderr=True)
+            if plan.outcome == "refused":
+                out.error(f"{plan.name}: {plan.reason}")
+    sys.exit(report.exit_code)

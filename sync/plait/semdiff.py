@@ -1,0 +1,536 @@
+"""What differs between two copies of the client, said in terms of Python structure.
+
+``diff -r`` shows two lineages differ on forty lines; a maintainer wants to
+know that one of them has a ``uds`` branch in the dispatch, a wider
+``except``, and a keyword-only ``uds_path`` parameter.  This module compares
+members (functions, classes, methods, module and class constants, imports)
+with `ast`, and summarises each changed member structurally, with a small
+unified diff of its source for everything else.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import PlaitError
+from .workspace import CANONICAL, Lineage, Workspace, read_tree
+
+__all__ = [
+    "CopyDiff",
+    "Member",
+    "MemberDiff",
+    "Operand",
+    "compare_files",
+    "diff_copies",
+    "distance",
+    "members",
+    "resolve_operand",
+]
+
+Status = Literal["only-a", "only-b", "changed"]
+
+_BODY_DIFF_LINES = 14
+
+
+@dataclass(frozen=True)
+class Member:
+    """One named part of a module: ``EmbeddingClient.embed``, ``_MODES``, ``import httpx``."""
+
+    path: str
+    kind: str
+    node: ast.AST
+    source: str
+    module: str = field(default="", repr=False)
+
+    def segment(self, node: ast.AST) -> str:
+        """The source of *node* (inside this member) as written, quotes and all."""
+        return (ast.get_source_segment(self.module, node) if self.module else None) or ast.unparse(node)
+
+    @property
+    def shape(self) -> str:
+        """The member's structure without formatting or comments."""
+        return ast.dump(self.node, annotate_fields=False, include_attributes=False)
+
+
+@dataclass
+class MemberDiff:
+    """How one member differs between A and B."""
+
+    file: str
+    path: str
+    status: Status
+    facts: list[str] = field(default_factory=list)
+    diff: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "path": self.path, "status": self.status, "facts": self.facts, "diff": self.diff}
+
+
+@dataclass
+class CopyDiff:
+    """Everything that differs between copy A and copy B."""
+
+    a: str
+    b: str
+    a_path: str
+    b_path: str
+    only_a_files: list[str] = field(default_factory=list)
+    only_b_files: list[str] = field(default_factory=list)
+    members: list[MemberDiff] = field(default_factory=list)
+    unparsable: list[str] = field(default_factory=list)
+
+    @property
+    def same(self) -> bool:
+        return not (self.only_a_files or self.only_b_files or self.members)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": {"name": self.a, "path": self.a_path},
+            "b": {"name": self.b, "path": self.b_path},
+            "same": self.same,
+            "files_only_in_a": self.only_a_files,
+            "files_only_in_b": self.only_b_files,
+            "members": [m.to_json() for m in self.members],
+            "unparsable": self.unparsable,
+        }
+
+    def _where(self, status: Status) -> str:
+        return {"only-a": f"only in {self.a}", "only-b": f"only in {self.b}", "changed": "changed"}[status]
+
+    def text_lines(self, *, with_diff: bool = True) -> Iterator[str]:
+        """One line per file or member (full node paths, grep-able); diffs indented below."""
+        for name in self.only_a_files:
+            yield f"{name}  <file>  only in {self.a}"
+        for name in self.only_b_files:
+            yield f"{name}  <file>  only in {self.b}"
+        for name in self.unparsable:
+            yield f"{name}  <file>  does not parse; compared as text"
+        for m in self.members:
+            facts = f": {'; '.join(m.facts)}" if m.facts else ""
+            yield f"{m.file}  {m.path}  {self._where(m.status)}{facts}"
+            if with_diff and m.status == "changed":
+                yield from (f"    {line}" for line in m.diff)
+
+    def markdown(self) -> str:
+        """A report ready to paste into a pull request."""
+        out = [f"### `{self.b}` compared with `{self.a}`", ""]
+        if self.same:
+            return "\n".join([*out, "No differences.", ""])
+        files = sorted({m.file for m in self.members} | set(self.only_a_files) | set(self.only_b_files))
+        for name in files:
+            out += [f"#### `{name}`", ""]
+            if name in self.only_a_files:
+                out.append(f"- file only in `{self.a}`")
+            if name in self.only_b_files:
+                out.append(f"- file only in `{self.b}`")
+            for m in (m for m in self.members if m.file == name):
+                facts = f": {'; '.join(m.facts)}" if m.facts else ""
+                out.append(f"- `{m.path}` {self._where(m.status)}{facts}")
+                if m.status == "changed" and m.diff:
+                    out += ["", "  ```diff", *(f"  {line}" for line in m.diff), "  ```", ""]
+            out.append("")
+        return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
+# members
+
+
+def members(text: str) -> dict[str, Member]:
+    """The members of a module by node path; raises SyntaxError if it does not parse."""
+    tree = ast.parse(text)
+    out: dict[str, Member] = {}
+    _collect(tree.body, "", text, out)
+    return out
+
+
+def _collect(body: list[ast.stmt], prefix: str, text: str, out: dict[str, Member]) -> None:
+    for index, stmt in enumerate(body):
+        segment = ast.get_source_segment(text, stmt) or ""
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            out[prefix + stmt.name] = Member(prefix + stmt.name, "function", stmt, segment, text)
+        elif isinstance(stmt, ast.ClassDef):
+            # The class itself is its header (bases, keywords, decorators);
+            # its docstring and members are members of their own.
+            header = ast.ClassDef(
+                name=stmt.name,
+                bases=stmt.bases,
+                keywords=stmt.keywords,
+                body=[ast.Pass()],
+                decorator_list=stmt.decorator_list,
+            )
+            out[prefix + stmt.name] = Member(prefix + stmt.name, "class", header, segment.partition(":")[0], text)
+            _collect(stmt.body, f"{prefix}{stmt.name}.", text, out)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names = [n for t in targets for n in _target_names(t)]
+            for name in names or [f"<statement {index}>"]:
+                out[prefix + name] = Member(prefix + name, "assignment", stmt, segment, text)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                key = f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+                out[prefix + key] = Member(prefix + key, "import", alias, key)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                key = f"from {module} import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+                out[prefix + key] = Member(prefix + key, "import", alias, key)
+        elif _is_docstring(stmt) and index == 0:
+            out[prefix + "<docstring>"] = Member(prefix + "<docstring>", "docstring", stmt, segment, text)
+        elif not isinstance(stmt, ast.Pass):
+            key = f"{prefix}<statement {ast.unparse(stmt).splitlines()[0][:60]}>"
+            out[key] = Member(key, "statement", stmt, segment, text)
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    if isinstance(target, ast.Attribute):
+        return [ast.unparse(target)]
+    return []
+
+
+# --------------------------------------------------------------------------
+# comparing
+
+
+def compare_files(
+    a_files: Mapping[str, str], b_files: Mapping[str, str], *, a: str, b: str, a_path: str = "", b_path: str = ""
+) -> CopyDiff:
+    """The structural difference between two sets of files paired by name."""
+    result = CopyDiff(a, b, a_path, b_path)
+    result.only_a_files = sorted(set(a_files) - set(b_files))
+    result.only_b_files = sorted(set(b_files) - set(a_files))
+    for name in sorted(set(a_files) & set(b_files)):
+        if a_files[name] == b_files[name]:
+            continue
+        if not name.endswith(".py"):
+            result.members.append(
+                MemberDiff(name, "<file>", "changed", ["content changed"], _small_diff(a_files[name], b_files[name]))
+            )
+            continue
+        try:
+            ma, mb = members(a_files[name]), members(b_files[name])
+        except SyntaxError:
+            result.unparsable.append(name)
+            result.members.append(
+                MemberDiff(name, "<file>", "changed", ["text changed"], _small_diff(a_files[name], b_files[name]))
+            )
+            continue
+        result.members += _compare_members(name, ma, mb)
+    return result
+
+
+def _compare_members(file: str, ma: Mapping[str, Member], mb: Mapping[str, Member]) -> list[MemberDiff]:
+    out: list[MemberDiff] = []
+    for path in ma:
+        if path not in mb:
+            out.append(MemberDiff(file, path, "only-a"))
+    for path, member in mb.items():
+        if path not in ma:
+            out.append(MemberDiff(file, path, "only-b"))
+            continue
+        old = ma[path]
+        if old.shape == member.shape:
+            continue
+        out.append(MemberDiff(file, path, "changed", _facts(old, member), _small_diff(old.source, member.source)))
+    return out
+
+
+def _small_diff(a: str, b: str) -> list[str]:
+    lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=1))[2:]
+    if len(lines) > _BODY_DIFF_LINES:
+        lines = [*lines[:_BODY_DIFF_LINES], f"… {len(lines) - _BODY_DIFF_LINES} more diff lines"]
+    return lines
+
+
+def _facts(a: Member, b: Member) -> list[str]:
+    """The structural changes from *a* to *b* that a reviewer cares about.
+
+    Elements are compared by their normalised form (`ast.unparse`) and shown
+    as B writes them (A for what B lacks), quotes and all.
+    """
+    facts: list[str] = []
+    if isinstance(a.node, ast.FunctionDef | ast.AsyncFunctionDef) and isinstance(
+        b.node, ast.FunctionDef | ast.AsyncFunctionDef
+    ):
+        facts += _parameter_facts(a, b, a.node.args, b.node.args)
+        facts += _list_facts("decorator", _spelled(a, a.node.decorator_list), _spelled(b, b.node.decorator_list))
+        ra, rb = _spelled(a, [a.node.returns]), _spelled(b, [b.node.returns])
+        if [k for k, _ in ra] != [k for k, _ in rb]:
+            facts.append(f"return annotation {_shown(ra) or 'none'} -> {_shown(rb) or 'none'}")
+        facts += _branch_facts(a, b)
+        facts += _except_facts(a, b)
+        if isinstance(a.node, ast.AsyncFunctionDef) != isinstance(b.node, ast.AsyncFunctionDef):
+            facts.append("async" if isinstance(b.node, ast.AsyncFunctionDef) else "no longer async")
+        if not facts:
+            facts.append("body changed")
+    elif isinstance(a.node, ast.ClassDef) and isinstance(b.node, ast.ClassDef):
+        facts += _list_facts("base", _spelled(a, a.node.bases), _spelled(b, b.node.bases))
+        facts += _list_facts("decorator", _spelled(a, a.node.decorator_list), _spelled(b, b.node.decorator_list))
+        facts = facts or ["header changed"]
+    elif isinstance(a.node, ast.Assign | ast.AnnAssign) and isinstance(b.node, ast.Assign | ast.AnnAssign):
+        facts += _value_facts(a, b, a.node.value, b.node.value)
+    else:
+        facts.append(f"{b.kind} changed")
+    return facts
+
+
+Spelled = list[tuple[str, str]]
+
+
+def _spelled(member: Member, nodes: list[ast.expr | None] | list[ast.expr]) -> Spelled:
+    """Each node as (normalised key, text as written)."""
+    return [(ast.unparse(n), member.segment(n)) for n in nodes if n is not None]
+
+
+def _shown(items: Spelled) -> str:
+    return ", ".join(text for _, text in items)
+
+
+def _list_facts(what: str, a: Spelled, b: Spelled) -> list[str]:
+    ka, kb = {k for k, _ in a}, {k for k, _ in b}
+    return [f"{what} {text} added" for k, text in b if k not in ka] + [
+        f"{what} {text} removed" for k, text in a if k not in kb
+    ]
+
+
+def _parameter_facts(ma: Member, mb: Member, a: ast.arguments, b: ast.arguments) -> list[str]:
+    def params(member: Member, args: ast.arguments) -> dict[str, tuple[str, str, str]]:
+        out: dict[str, tuple[str, str, str]] = {}
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults += list(args.defaults)
+        for arg, default in zip(positional, defaults, strict=True):
+            out[arg.arg] = ("positional", *_default(member, default))
+        if args.vararg:
+            out[args.vararg.arg] = ("*args", "", "")
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+            out[arg.arg] = ("keyword-only", *_default(member, kw_default))
+        if args.kwarg:
+            out[args.kwarg.arg] = ("**kwargs", "", "")
+        return out
+
+    pa, pb = params(ma, a), params(mb, b)
+    facts = [f"parameter {name} added ({pb[name][0]})" for name in pb if name not in pa]
+    facts += [f"parameter {name} removed" for name in pa if name not in pb]
+    for name in pa.keys() & pb.keys():
+        if pa[name][0] != pb[name][0]:
+            facts.append(f"parameter {name} {pa[name][0]} -> {pb[name][0]}")
+        if pa[name][1] != pb[name][1]:
+            facts.append(f"parameter {name} default {pa[name][2] or 'none'} -> {pb[name][2] or 'none'}")
+    return facts
+
+
+def _default(member: Member, node: ast.expr | None) -> tuple[str, str]:
+    return (ast.unparse(node), member.segment(node)) if node is not None else ("", "")
+
+
+def _chains(member: Member) -> list[Spelled]:
+    """Every if/elif chain in *member*, as its tests."""
+    chains: list[Spelled] = []
+    inner: set[int] = set()
+    for child in ast.walk(member.node):
+        if isinstance(child, ast.If) and id(child) not in inner:
+            tests: Spelled = []
+            link: ast.If | None = child
+            while link is not None:
+                tests += _spelled(member, [link.test])
+                nxt = link.orelse[0] if len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If) else None
+                if nxt is not None:
+                    inner.add(id(nxt))
+                link = nxt
+            if len(tests) > 1:
+                chains.append(tests)
+    return chains
+
+
+def _branch_facts(a: Member, b: Member) -> list[str]:
+    facts: list[str] = []
+    old_chains = {chain[0][0]: chain for chain in _chains(a)}
+    for chain in _chains(b):
+        old = old_chains.get(chain[0][0])
+        if old is None:
+            continue
+        head = chain[0][1]
+        old_keys, new_keys = {k for k, _ in old}, {k for k, _ in chain}
+        facts += [f"branch {text} added to the dispatch on {head}" for k, text in chain if k not in old_keys]
+        facts += [f"branch {text} removed from the dispatch on {head}" for k, text in old if k not in new_keys]
+    return facts
+
+
+def _handlers(member: Member) -> list[Spelled]:
+    out: list[Spelled] = []
+    for child in ast.walk(member.node):
+        if isinstance(child, ast.Try | ast.TryStar):
+            for handler in child.handlers:
+                kind = handler.type
+                if kind is None:
+                    out.append([("<bare>", "<bare>")])
+                else:
+                    out.append(_spelled(member, list(kind.elts) if isinstance(kind, ast.Tuple) else [kind]))
+    return out
+
+
+def _except_facts(a: Member, b: Member) -> list[str]:
+    facts: list[str] = []
+    unmatched = _handlers(a)
+    for types in _handlers(b):
+        keys = {k for k, _ in types}
+        best = max(unmatched, key=lambda old: len({k for k, _ in old} & keys), default=None)
+        if best is None or not {k for k, _ in best} & keys:
+            facts.append(f"except {_shown(types)} added")
+            continue
+        unmatched.remove(best)
+        best_keys = {k for k, _ in best}
+        added = [text for k, text in types if k not in best_keys]
+        removed = [text for k, text in best if k not in keys]
+        if added and not removed:
+            facts.append(f"except {_shown(best)} widened: + {', '.join(added)}")
+        elif removed and not added:
+            facts.append(f"except {_shown(best)} narrowed: - {', '.join(removed)}")
+        elif added or removed:
+            facts.append(f"except {_shown(best)} -> {_shown(types)}")
+    facts += [f"except {_shown(old)} removed" for old in unmatched]
+    return facts
+
+
+def _entries(member: Member, node: ast.Dict) -> dict[str, tuple[str, str]]:
+    """key → (key as written, normalised value); ``**splats`` have no key and are left out."""
+    return {
+        ast.unparse(k): (member.segment(k), ast.unparse(v))
+        for k, v in zip(node.keys, node.values, strict=True)
+        if k is not None
+    }
+
+
+def _value_facts(ma: Member, mb: Member, a: ast.expr | None, b: ast.expr | None) -> list[str]:
+    if isinstance(a, ast.Tuple | ast.List | ast.Set) and isinstance(b, ast.Tuple | ast.List | ast.Set):
+        facts = _list_facts("entry", _spelled(ma, a.elts), _spelled(mb, b.elts))
+        return facts or ["order changed"]
+    if isinstance(a, ast.Dict) and isinstance(b, ast.Dict):
+        ka, kb = _entries(ma, a), _entries(mb, b)
+        facts = [f"key {kb[k][0]} added" for k in kb if k not in ka] + [
+            f"key {ka[k][0]} removed" for k in ka if k not in kb
+        ]
+        facts += [f"key {kb[k][0]} changed" for k in kb if k in ka and ka[k][1] != kb[k][1]]
+        return facts or ["order changed"]
+    return ["value changed"]
+
+
+# --------------------------------------------------------------------------
+# distance (used by `plait adopt` to find the revision a fork started from)
+
+
+def distance(a_files: Mapping[str, str], b_files: Mapping[str, str]) -> tuple[int, int]:
+    """How far apart two sets of files are: (differing members, differing lines).
+
+    Members first, because a fork's own additions are whole members while
+    the revisions of its source differ member by member; lines break ties.
+    A file on one side only counts every member and line it has.
+    """
+    member_count = line_count = 0
+    for name in set(a_files) | set(b_files):
+        a, b = a_files.get(name, ""), b_files.get(name, "")
+        if a == b:
+            continue
+        diff = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+        line_count += sum(1 for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+        try:
+            ma, mb = members(a), members(b)
+        except SyntaxError:
+            member_count += 1
+            continue
+        member_count += len(ma.keys() ^ mb.keys())
+        member_count += sum(1 for p in ma.keys() & mb.keys() if ma[p].shape != mb[p].shape)
+    return member_count, line_count
+
+
+# --------------------------------------------------------------------------
+# copies of a workspace
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One side of `plait diff`: a named copy of the workspace or a path."""
+
+    label: str
+    path: str
+    files: dict[str, str]
+    copy: str | None = None
+
+
+def resolve_operand(ws: Workspace | None, spec: str) -> Operand:
+    """A copy by name (``canonical``, a lineage, a consumer), else a directory or file."""
+    if ws is not None:
+        if spec == CANONICAL or spec in ws.lineages:
+            copy = ws.copy(spec)
+            return Operand(spec, str(copy.root), ws.read_files(copy), spec)
+        if spec in ws.consumers:
+            consumer = ws.consumers[spec]
+            root = consumer.vendor_dir / consumer.package
+            root = root if root.is_dir() else consumer.vendor_dir
+            return Operand(spec, str(root), ws.read_files(consumer, root=root), None)
+    path = Path(spec)
+    if path.is_file():
+        try:
+            return Operand(spec, str(path), {path.name: path.read_bytes().decode("utf-8")})
+        except UnicodeDecodeError:
+            raise PlaitError("not UTF-8 text", path=spec) from None
+    if path.is_dir():
+        files = read_tree(path)
+        return Operand(spec, str(path), files)
+    known = f" (copies: {', '.join([CANONICAL, *ws.lineages, *ws.consumers])})" if ws is not None else ""
+    raise PlaitError(f"no copy or path named {spec!r}{known}")
+
+
+def _descent(ws: Workspace, ancestor: str, copy: str) -> list[Lineage] | None:
+    """The lineages from *ancestor* (exclusive) down to *copy*, if *copy* descends from it."""
+    chain: list[Lineage] = []
+    name = copy
+    while name != ancestor:
+        if name == CANONICAL or name not in ws.lineages:
+            return None
+        lineage = ws.lineages[name]
+        chain.append(lineage)
+        name = lineage.syncs_from
+    return list(reversed(chain))
+
+
+def _carried(ws: Workspace, files: dict[str, str], chain: list[Lineage]) -> dict[str, str]:
+    for lineage in chain:
+        files = lineage.carry(files, ws.copy(lineage.syncs_from))
+    return files
+
+
+def diff_copies(ws: Workspace | None, a: str, b: str) -> CopyDiff:
+    """The structural diff of copy *b* against copy *a*.
+
+    When one copy descends from the other, the ancestor's files are first
+    carried through the lineage transforms in between (renamed files,
+    renamed imports), so that only real differences are reported.
+    """
+    left, right = resolve_operand(ws, a), resolve_operand(ws, b)
+    a_files, b_files = left.files, right.files
+    if ws is not None and left.copy and right.copy:
+        down = _descent(ws, left.copy, right.copy)
+        up = _descent(ws, right.copy, left.copy) if down is None else None
+        if down:
+            a_files = _carried(ws, a_files, down)
+        elif up:
+            b_files = _carried(ws, b_files, up)
+    elif len(a_files) == 1 and len(b_files) == 1 and left.copy is None and right.copy is None:
+        # Two single files: compare them whatever their names.
+        b_files = {next(iter(a_files)): next(iter(b_files.values()))}
+    return compare_files(a_files, b_files, a=left.label, b=right.label, a_path=left.path, b_path=right.path)

@@ -1,0 +1,707 @@
+"""Carry a source's changes into each lineage, file by file, and remember the new base.
+
+For each lineage, in dependency order, and each file its source maps to it:
+
+- base:   the source as last synced (from the store),
+- ours:   the lineage now,
+- theirs: the source now,
+
+all three brought into the lineage's namespace by its transforms, then merged
+by `plait.merge.merge3`.  Whole files follow git's rules: new in the source →
+added; deleted in the source → deleted, unless the lineage changed it (a
+conflict); only in the lineage → kept.
+
+A run is planned completely before anything is written.  A lineage that
+cannot be synced (a file that does not parse, a corrupt store entry, a path
+escaping the workspace) stops the whole run and nothing is written.  A
+conflict is written with markers, like ``git merge``, and the lineage waits
+for ``--continue`` (or ``--abort``); what syncs from it waits too.  All the
+files of a run, the store objects and the state change in one all-or-nothing
+write.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from . import gitops
+from .atomic import WriteBatch
+from .errors import PlaitError, UnparsableSource
+from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
+from .merge.conflicts import ConflictKind
+from .store import Snapshot, State, SyncRecord, digest_of
+from .transforms import rewrite_tree
+from .workspace import Copy, Lineage, Workspace
+
+__all__ = [
+    "FileConflict",
+    "FilePlan",
+    "LineagePlan",
+    "ReportLine",
+    "Resolution",
+    "SyncReport",
+    "abort_sync",
+    "commit_message",
+    "continue_sync",
+    "merge_trees",
+    "plan_lineage",
+    "sync",
+]
+
+Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
+Outcome = Literal["up-to-date", "synced", "conflicted", "skipped", "refused"]
+
+_MARKERS = ("<<<<<<<", ">>>>>>>")
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    """One thing a sync applied or kept.
+
+    text: the report line, e.g. ``+ EmbeddingClient.embed_with_outcome`` or
+      ``kept: branch self.mode == "uds" in EmbeddingClient.embed_with_outcome``.
+    brief: the same without the verb or note, for a status cell.
+    """
+
+    file: str
+    text: str
+    path: str = ""
+    kind: str = ""
+    brief: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "path": self.path, "kind": self.kind, "text": self.text, "brief": self.brief}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileConflict(Conflict):
+    """A merge conflict in one lineage file; path ``<file>`` for the whole file."""
+
+    file: str
+
+    def describe(self) -> str:
+        return f"{self.file}: {super().describe()}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "path": self.path, "kind": self.kind, "reason": self.reason, "line": self.line}
+
+
+@dataclass
+class FilePlan:
+    """What a sync does to one lineage file.
+
+    before / after: the file's text now and after the sync (None: absent).
+    """
+
+    name: str
+    source_name: str | None
+    action: Action
+    before: str | None
+    after: str | None
+    result: MergeResult | None = None
+    conflicts: list[FileConflict] = field(default_factory=list)
+
+    @property
+    def changes_file(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass
+class LineagePlan:
+    """Everything one lineage's sync would do, before any of it is done."""
+
+    lineage: Lineage
+    source: Copy
+    outcome: Outcome
+    files: list[FilePlan] = field(default_factory=list)
+    base: Snapshot | None = None
+    new_base: Snapshot | None = None
+    theirs: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.lineage.name
+
+    @property
+    def changed(self) -> list[FilePlan]:
+        return [f for f in self.files if f.changes_file]
+
+    @property
+    def conflicts(self) -> list[FileConflict]:
+        return [c for f in self.files for c in f.conflicts]
+
+    @property
+    def moves_base(self) -> bool:
+        """Whether the source's content moved since the base.  A commit that moved
+        without the files (an unrelated commit, a shallow clone) is not a change."""
+        return self.new_base is not None and self.base is not None and self.new_base.files != self.base.files
+
+    def applied(self) -> list[ReportLine]:
+        """What the source brought in: node paths and whole files."""
+        lines: list[ReportLine] = []
+        for f in self.files:
+            if f.action == "added" and f.before is None:
+                lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
+            elif f.action == "deleted":
+                lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
+            if f.result is not None:
+                lines += [_applied_line(f.name, c) for c in _specific(f.result.changes) if c.side != "ours"]
+        return lines
+
+    def kept(self) -> list[ReportLine]:
+        """What the lineage has on its own and kept: node paths and whole files."""
+        lines: list[ReportLine] = []
+        for f in self.files:
+            if f.action == "kept":
+                what = "deleted file" if f.after is None else "file"
+                lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", "kept", f"{what} {f.name}"))
+            if f.result is not None:
+                lines += [_kept_line(f.name, c) for c in _specific(f.result.changes) if c.side != "theirs"]
+        return lines
+
+    def diff(self, label: str | None = None) -> str:
+        """A unified diff of every file the sync changes."""
+        prefix = label or self.lineage.name
+        out: list[str] = []
+        for f in self.changed:
+            out += difflib.unified_diff(
+                (f.before or "").splitlines(keepends=True),
+                (f.after or "").splitlines(keepends=True),
+                fromfile=f"a/{prefix}/{f.name}" if f.before is not None else "/dev/null",
+                tofile=f"b/{prefix}/{f.name}" if f.after is not None else "/dev/null",
+            )
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n\\ No newline at end of file\n"
+        return "".join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lineage": self.name,
+            "source": self.source.name,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "base": _snapshot_json(self.base),
+            "new_base": _snapshot_json(self.new_base),
+            "files": [
+                {"file": f.name, "source_file": f.source_name, "action": f.action, "changed": f.changes_file}
+                for f in self.files
+            ],
+            "applied": [line.to_json() for line in self.applied()],
+            "kept": [line.to_json() for line in self.kept()],
+            "conflicts": [c.to_json() for c in self.conflicts],
+        }
+
+
+@dataclass
+class SyncReport:
+    """The result of a sync run: every lineage's plan and what was written."""
+
+    plans: list[LineagePlan]
+    dry_run: bool = False
+    written: bool = False
+    commits: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def refused(self) -> list[LineagePlan]:
+        return [p for p in self.plans if p.outcome == "refused"]
+
+    @property
+    def conflicted(self) -> list[LineagePlan]:
+        return [p for p in self.plans if p.outcome == "conflicted"]
+
+    @property
+    def exit_code(self) -> int:
+        if self.refused:
+            return 2
+        if self.conflicted or any(p.outcome == "skipped" for p in self.plans):
+            return 1
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "written": self.written,
+            "exit": self.exit_code,
+            "lineages": [p.to_json() for p in self.plans],
+            "commits": self.commits,
+            "notes": self.notes,
+        }
+
+
+def _snapshot_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
+    if snapshot is None:
+        return None
+    return {"commit": snapshot.commit, "tree": snapshot.tree, "files": dict(snapshot.files)}
+
+
+_CONTAINER_DETAILS = ("", "module-level statements")
+
+
+def _specific(changes: list[Change]) -> list[Change]:
+    """*changes* without the container summaries that other lines already detail.
+
+    "both changed EmbeddingClient" or "ours changed EmbeddingClient.__init__"
+    next to "ours added parameter uds_path in EmbeddingClient.__init__" only
+    says where the edits met; a summary with nothing more specific under it
+    stays, so nothing is hidden.
+    """
+
+    def inside(path: str, container: str) -> bool:
+        return container == "<module>" or path == container or path.startswith(container + ".")
+
+    out: list[Change] = []
+    for change in changes:
+        summary = change.kind == "changed" and change.detail in _CONTAINER_DETAILS
+        detailed = any(
+            other is not change
+            and (change.side == "both" or other.side in (change.side, "both"))
+            and inside(other.path, change.path)
+            and not (other.kind == "changed" and other.detail in _CONTAINER_DETAILS)
+            for other in changes
+        )
+        if not (summary and detailed):
+            out.append(change)
+    return out
+
+
+_SIGNS = {"added": "+", "changed": "~", "removed": "-", "moved": ">"}
+
+
+def _what(change: Change) -> str:
+    return f"{change.detail} in {change.path}" if change.detail else change.path
+
+
+def _noted(change: Change) -> str:
+    return f"{_what(change)} ({change.note})" if change.note else _what(change)
+
+
+def _applied_line(file: str, change: Change) -> ReportLine:
+    sign = _SIGNS[change.kind]
+    return ReportLine(file, f"{sign} {_noted(change)}", change.path, change.kind, f"{sign} {_what(change)}")
+
+
+def _kept_line(file: str, change: Change) -> ReportLine:
+    verb = "" if change.kind == "added" else f"{change.kind} "
+    return ReportLine(file, f"kept: {verb}{_noted(change)}", change.path, change.kind, f"{verb}{_what(change)}")
+
+
+# --------------------------------------------------------------------------
+# planning
+
+
+def _check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
+    for rel, text in sorted(files.items()):
+        if rel.endswith(".py"):
+            try:
+                ast.parse(text)
+            except (SyntaxError, ValueError) as exc:
+                line = getattr(exc, "lineno", None)
+                raise PlaitError(
+                    f"{who}: does not parse ({getattr(exc, 'msg', exc)})", path=str(root / rel), line=line
+                ) from None
+
+
+def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[str, str]) -> MergeResult:
+    try:
+        return merge3(base, ours, theirs, budget=budget, strict=True)
+    except UnparsableSource as exc:
+        side = exc.path or "input"
+        raise PlaitError(f"{side} does not parse ({exc.message})", path=where.get(side, side)) from None
+
+
+def _merge_conflicts(name: str, result: MergeResult) -> list[FileConflict]:
+    return [FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, file=name) for c in result.conflicts]
+
+
+def plan_lineage(
+    ws: Workspace,
+    lineage: Lineage,
+    state: State,
+    *,
+    overlay: Mapping[str, Mapping[str, str]] | None = None,
+    budget: float = DEFAULT_BUDGET,
+) -> LineagePlan:
+    """What syncing *lineage* from its source would do; nothing is written.
+
+    *overlay* holds the planned files of lineages synced earlier in the same
+    run, so a lineage syncs from what its source is about to become.
+    Problems that refuse the lineage are returned in the plan, not raised.
+    """
+    source = ws.copy(lineage.syncs_from)
+    try:
+        return _plan(ws, lineage, source, state, overlay or {}, budget)
+    except PlaitError as exc:
+        return LineagePlan(lineage, source, "refused", reason=str(exc))
+
+
+def _plan(
+    ws: Workspace,
+    lineage: Lineage,
+    source: Copy,
+    state: State,
+    overlay: Mapping[str, Mapping[str, str]],
+    budget: float,
+) -> LineagePlan:
+    record = state.record(lineage.name)
+    if record is None:
+        raise PlaitError(f"{lineage.name} has no recorded base; run `plait adopt {lineage.name}` first")
+    if record.conflicted:
+        raise PlaitError(
+            f"{lineage.name} has a sync in progress; resolve it and run `plait sync --continue {lineage.name}`,"
+            f" or `plait sync --abort {lineage.name}`"
+        )
+    if record.source != source.name:
+        raise PlaitError(
+            f"{lineage.name}'s base was recorded from {record.source}, but it now syncs from {source.name};"
+            f" record a new base with `plait adopt {lineage.name} --force`"
+        )
+    source_record = state.record(source.name)
+    if source_record is not None and source_record.conflicted:
+        return LineagePlan(lineage, source, "skipped", reason=f"its source {source.name} has an unresolved conflict")
+
+    if source.name in overlay:
+        theirs_raw, commit = dict(overlay[source.name]), None
+    else:
+        theirs_raw, commit = ws.read_files(source), gitops.source_commit(source.root)
+    base_raw = ws.store.load(record.base, what=f"the base of {lineage.name}:")
+    ours = ws.read_files(lineage)
+    _check_parses(ours, lineage.root, lineage.name)
+    _check_parses(theirs_raw, source.root, source.name)
+
+    rewrite = lineage.rewrite_from(source)
+    base_t = rewrite_tree(base_raw, package=source.package, rewrite=rewrite, label=f"base of {lineage.name}")
+    theirs_t = rewrite_tree(theirs_raw, package=source.package, rewrite=rewrite, label=source.name)
+    # Ours goes through the same transforms: a no-op for a lineage already in
+    # its own spelling, and a normalisation when it is not.
+    ours_t = rewrite_tree(ours, package=lineage.package, rewrite=rewrite, label=lineage.name)
+    sources = {lineage.lineage_name(src): src for src in (*base_raw, *theirs_raw)}
+    for name in sources:
+        ws.target(lineage, name)
+
+    def labels(name: str) -> dict[str, str]:
+        src = sources.get(name, name)
+        return {"base": f"base of {src}", "ours": str(lineage.root / name), "theirs": str(source.root / src)}
+
+    files = merge_trees(
+        {lineage.lineage_name(src): text for src, text in base_t.items()},
+        ours_t,
+        {lineage.lineage_name(src): text for src, text in theirs_t.items()},
+        ours_raw=ours,
+        sources=sources,
+        labels=labels,
+        budget=budget,
+    )
+    new_base = Snapshot({src: digest_of(text) for src, text in theirs_raw.items()}, commit)
+    plan = LineagePlan(lineage, source, "up-to-date", files, record.base, new_base, theirs_raw)
+    if plan.conflicts:
+        plan.outcome = "conflicted"
+    elif plan.changed or plan.moves_base:
+        plan.outcome = "synced"
+    return plan
+
+
+def merge_trees(
+    base: Mapping[str, str],
+    ours: Mapping[str, str],
+    theirs: Mapping[str, str],
+    *,
+    ours_raw: Mapping[str, str] | None = None,
+    sources: Mapping[str, str] | None = None,
+    protected: Collection[str] = (),
+    labels: Callable[[str], Mapping[str, str]] | None = None,
+    local: str = "the lineage",
+    budget: float = DEFAULT_BUDGET,
+) -> list[FilePlan]:
+    """Merge three versions of a tree of files, file by file, by git's rules.
+
+    All three are keyed by the local copy's file names and already in its
+    namespace (transformed).  *ours_raw* is the local copy as it is on disk
+    (what a file left alone keeps, byte for byte); *sources* names each
+    file's source file for the report; *protected* files are never touched;
+    *labels* names the three inputs of a file for an error; *local* names
+    the local copy in conflict reasons.  This is the core a lineage sync and
+    a re-vendor (issue 9) share.
+    """
+    raw = ours_raw if ours_raw is not None else ours
+    names = sorted(set(base) | set(theirs) | set(ours))
+    plans: list[FilePlan] = []
+    for name in names:
+        src = (sources or {}).get(name, name) if name in base or name in theirs else None
+        if src is None or name in protected:
+            plans.append(FilePlan(name, src, "kept", raw.get(name), raw.get(name)))
+            continue
+        where = labels(name) if labels is not None else {"base": f"base {name}", "ours": name, "theirs": name}
+        plans.append(
+            _merge_file(
+                name, src, base.get(name), raw.get(name), ours.get(name), theirs.get(name), budget, where, local
+            )
+        )
+    return plans
+
+
+def _merge_file(
+    name: str,
+    src: str,
+    base: str | None,
+    ours_raw: str | None,
+    ours: str | None,
+    theirs: str | None,
+    budget: float,
+    where: Mapping[str, str],
+    local: str,
+) -> FilePlan:
+    python = name.endswith(".py")
+    if base is None and theirs is not None:  # new in the source
+        if ours is None:
+            return FilePlan(name, src, "added", None, theirs)
+        if ours == theirs:
+            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
+        if python:
+            result = _merge("", ours, theirs, budget=budget, where=where)
+            action: Action = "merged" if result.clean else "conflict"
+            return FilePlan(name, src, action, ours_raw, result.text, result, _merge_conflicts(name, result))
+        return _whole_file_conflict(name, src, ours_raw, "add/add", f"the source added this file and so did {local}")
+    if theirs is None:  # deleted in the source
+        if base is None or ours is None:
+            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
+        if ours == base:
+            return FilePlan(name, src, "deleted", ours_raw, None)
+        return _whole_file_conflict(
+            name, src, ours_raw, "delete/modify", f"the source deleted this file; {local} changed it"
+        )
+    if base is None:  # pragma: no cover - handled above: new in the source
+        raise AssertionError(name)
+    if ours is None:  # the local copy deleted it
+        if theirs == base:
+            return FilePlan(name, src, "kept", None, None)
+        return _whole_file_conflict(
+            name, src, None, "delete/modify", f"{local} deleted this file; the source changed it"
+        )
+    if not python:
+        if theirs == base or ours == theirs:
+            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
+        if ours == base:
+            return FilePlan(name, src, "merged", ours_raw, theirs)
+        return _whole_file_conflict(name, src, ours_raw, "modify/modify", "both sides changed this file (not Python)")
+    result = _merge(base, ours, theirs, budget=budget, where=where)
+    if not result.clean:
+        return FilePlan(name, src, "conflict", ours_raw, result.text, result, _merge_conflicts(name, result))
+    after = ours_raw if result.text == ours else result.text
+    return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
+
+
+def _whole_file_conflict(name: str, src: str | None, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
+    # The file is left as the lineage has it; the maintainer decides
+    # (delete it or keep it), then runs --continue.
+    return FilePlan(
+        name, src, "conflict", before, before, None, [FileConflict(path="<file>", kind=kind, reason=reason, file=name)]
+    )
+
+
+# --------------------------------------------------------------------------
+# running
+
+
+def sync(
+    ws: Workspace,
+    names: Iterable[str] | None = None,
+    *,
+    dry_run: bool = False,
+    write_conflicts: bool = True,
+    commit: bool = False,
+    budget: float = DEFAULT_BUDGET,
+    progress: Callable[[LineagePlan], None] | None = None,
+) -> SyncReport:
+    """Sync *names* (default: every lineage) in dependency order.
+
+    dry_run: plan and report, write nothing.
+    write_conflicts: False (CI) writes nothing at all when any lineage conflicts.
+    commit: commit each git-backed lineage's changes on ``plait/sync-<source id>``.
+    """
+    state = ws.store.state()
+    plans: list[LineagePlan] = []
+    overlay: dict[str, dict[str, str]] = {}
+    waiting: set[str] = set()
+    for lineage in ws.sync_order(names):
+        if lineage.syncs_from in waiting:
+            plan = LineagePlan(
+                lineage,
+                ws.copy(lineage.syncs_from),
+                "skipped",
+                reason=f"its source {lineage.syncs_from} did not sync cleanly",
+            )
+        else:
+            plan = plan_lineage(ws, lineage, state, overlay=overlay, budget=budget)
+        if plan.outcome in ("up-to-date", "synced"):
+            overlay[lineage.name] = {f.name: f.after for f in plan.files if f.after is not None}
+        else:
+            waiting.add(lineage.name)
+        plans.append(plan)
+        if progress is not None:
+            progress(plan)
+    report = SyncReport(plans, dry_run=dry_run)
+    if dry_run or report.refused or (report.conflicted and not write_conflicts):
+        if report.conflicted and not write_conflicts and not dry_run:
+            report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
+        return report
+    to_commit = [p for p in plans if commit and p.lineage.git is not None and p.outcome == "synced" and p.changed]
+    for plan in to_commit:
+        gitops.ensure_clean(plan.lineage.root)
+    batch = WriteBatch()
+    for plan in plans:
+        if plan.outcome in ("synced", "conflicted"):
+            _stage_plan(ws, state, plan, batch)
+    if batch:
+        ws.store.stage_state(batch, state)
+        ws.store.prune(batch, state.referenced())
+        batch.commit()
+        report.written = True
+    for plan in to_commit:
+        report.commits[plan.name] = _commit(plan)
+    if commit:
+        for plan in plans:
+            if plan.lineage.git is None and plan.changed and plan.outcome == "synced":
+                report.notes.append(f"{plan.name}: not committed (a directory lineage, not git-backed)")
+    return report
+
+
+def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, batch: WriteBatch) -> None:
+    assert plan.new_base is not None and plan.base is not None
+    for f in plan.changed:
+        target = ws.target(plan.lineage, f.name)
+        if f.after is None:
+            batch.remove(target)
+        else:
+            batch.write(target, f.after)
+    new_base = ws.store.snapshot(batch, plan.theirs, plan.new_base.commit)
+    if plan.outcome == "conflicted":
+        before = {f.name: (ws.store.stage(batch, f.before) if f.before is not None else None) for f in plan.changed}
+        conflicted = sorted({c.file for c in plan.conflicts})
+        record = SyncRecord(plan.source.name, plan.base, new_base, before, conflicted)
+    else:
+        record = SyncRecord(plan.source.name, new_base)
+    state.set_record(plan.name, record)
+
+
+def _commit(plan: LineagePlan) -> str:
+    assert plan.new_base is not None
+    repo = gitops.repo_of(plan.lineage.root)
+    assert repo is not None
+    source_id = plan.new_base.commit[:7] if plan.new_base.commit else plan.new_base.tree[:10]
+    branch = f"plait/sync-{source_id}"
+    paths = [plan.lineage.root / f.name for f in plan.changed]
+    sha = gitops.commit_on_branch(repo, branch, paths, commit_message(plan))
+    return f"{branch}@{sha[:7]}"
+
+
+def commit_message(plan: LineagePlan) -> str:
+    """A commit message that a pull request can use as is."""
+    assert plan.new_base is not None
+    lines = [f"plait sync: {plan.name} from {plan.source.name}@{plan.new_base.short}", ""]
+    applied, kept = plan.applied(), plan.kept()
+    lines.append(f"Applied from {plan.source.name}:")
+    lines += [f"  {item.file}: {item.text}" for item in applied] or ["  (nothing)"]
+    lines += ["", f"Kept from {plan.name}:"]
+    lines += [f"  {item.file}: {item.text}" for item in kept] or ["  (nothing)"]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# ending a conflicted sync
+
+
+@dataclass
+class Resolution:
+    """The result of ``--continue`` or ``--abort`` for one lineage."""
+
+    lineage: str
+    done: bool
+    problems: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lineage": self.lineage, "done": self.done, "problems": self.problems, "restored": self.restored}
+
+
+def _conflicted(ws: Workspace, state: State, names: Iterable[str] | None) -> list[tuple[Lineage, SyncRecord]]:
+    chosen = list(names) if names else [n for n in state.names() if n in ws.lineages]
+    out: list[tuple[Lineage, SyncRecord]] = []
+    for name in chosen:
+        lineage = ws.lineage(name)
+        record = state.record(name)
+        if record is None or not record.conflicted:
+            if names:
+                raise PlaitError(f"{name} has no sync in progress")
+            continue
+        out.append((lineage, record))
+    if not out:
+        raise PlaitError("no sync in progress")
+    return out
+
+
+def _unresolved(ws: Workspace, lineage: Lineage) -> list[str]:
+    problems: list[str] = []
+    for rel, text in sorted(ws.read_files(lineage).items()):
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.startswith(_MARKERS):
+                problems.append(f"{rel}:{number}: conflict marker left")
+                break
+        if rel.endswith(".py"):
+            try:
+                ast.parse(text)
+            except (SyntaxError, ValueError) as exc:
+                problems.append(f"{rel}:{getattr(exc, 'lineno', '?')}: does not parse")
+    return problems
+
+
+def continue_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Resolution]:
+    """Record the pending base of each conflicted lineage whose files are resolved.
+
+    A lineage with a marker left or a file that does not parse stays
+    conflicted, with the places named.
+    """
+    state = ws.store.state()
+    results: list[Resolution] = []
+    batch = WriteBatch()
+    for lineage, record in _conflicted(ws, state, names):
+        problems = _unresolved(ws, lineage)
+        if problems:
+            results.append(Resolution(lineage.name, False, problems))
+            continue
+        assert record.pending is not None
+        state.set_record(lineage.name, SyncRecord(record.source, record.pending))
+        results.append(Resolution(lineage.name, True))
+    if any(r.done for r in results):
+        ws.store.stage_state(batch, state)
+        ws.store.prune(batch, state.referenced())
+        batch.commit()
+    return results
+
+
+def abort_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Resolution]:
+    """Put back every file a conflicted sync touched, and forget the pending base."""
+    state = ws.store.state()
+    results: list[Resolution] = []
+    batch = WriteBatch()
+    for lineage, record in _conflicted(ws, state, names):
+        restored: list[str] = []
+        for rel, digest in sorted(record.before.items()):
+            target = ws.target(lineage, rel)
+            if digest is None:
+                batch.remove(target)
+            else:
+                batch.write(target, ws.store.read(digest, what=f"{lineage.name} {rel} before the sync"))
+            restored.append(rel)
+        state.set_record(lineage.name, SyncRecord(record.source, record.base))
+        results.append(Resolution(lineage.name, True, restored=restored))
+    ws.store.stage_state(batch, state)
+    ws.store.prune(batch, state.referenced())
+    batch.commit()
+    return results

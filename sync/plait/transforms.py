@@ -1,0 +1,503 @@
+"""Bring a copy of a package into another namespace: import rewrites, with libcst.
+
+A lineage carries the canonical client under another package name
+(``embedding_client`` → ``mcp_common``), sometimes under other file names
+(``client.py`` → ``embedding.py``) and with its own import style (absolute
+self-imports).  A vendored copy lives under a consumer's package
+(``embedding_client`` → ``cpersona._vendored_mcp_common.embedding_client``).
+Before two copies can be merged, every side is brought into the target
+namespace, so that the merge sees real changes and not spelling.
+
+Only import statements and the names an ``import a.b`` binds are touched;
+strings, docstrings and comments are left alone.  What cannot be rewritten
+safely (``importlib.import_module("a.b")``, ``__import__("a")`` naming a
+renamed module) is reported by file and line, never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata.scope_provider import ImportAssignment
+
+from .errors import PlaitError
+
+__all__ = [
+    "ImportRewrite",
+    "Rewritten",
+    "TransformProblem",
+    "UnrewritableImport",
+    "module_name",
+    "rewrite_imports",
+    "rewrite_tree",
+]
+
+_DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+
+
+@dataclass(frozen=True)
+class TransformProblem:
+    """Something in a file that the transforms cannot rewrite safely."""
+
+    path: str
+    line: int
+    message: str
+
+    def describe(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """A rewritten module and what could not be rewritten in it."""
+
+    text: str
+    problems: tuple[TransformProblem, ...] = ()
+
+
+def module_name(package: str, relpath: str) -> tuple[str, bool]:
+    """The dotted module of *relpath* inside *package*, and whether it is a package.
+
+    ``module_name("embedding_client", "client.py") == ("embedding_client.client", False)``;
+    an ``__init__.py`` names its package.
+    """
+    parts = list(PurePosixPath(relpath).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join([package, *parts]), is_package
+
+
+@dataclass(frozen=True)
+class ImportRewrite:
+    """How module names of one namespace map onto another.
+
+    renames: ``(old prefix, new prefix)`` module pairs; the longest matching
+      prefix wins, so ``embedding_client.client → mcp_common.embedding`` beats
+      ``embedding_client → mcp_common``.
+    absolute: relative imports become absolute (a lineage convention:
+      ``from .outcome import X`` → ``from mcp_common.outcome import X``).
+      Without it relative imports stay relative, re-targeted when a file was
+      renamed.
+    """
+
+    renames: tuple[tuple[str, str], ...] = ()
+    absolute: bool = False
+    _by_length: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        pairs = sorted(((tuple(o.split(".")), tuple(n.split("."))) for o, n in self.renames), key=lambda p: -len(p[0]))
+        object.__setattr__(self, "_by_length", tuple(pairs))
+
+    @classmethod
+    def between(
+        cls,
+        source_package: str,
+        target_package: str,
+        file_map: Mapping[str, str] | None = None,
+        *,
+        extra: Mapping[str, str] | None = None,
+        absolute: bool = False,
+    ) -> ImportRewrite:
+        """The rewrite that carries *source_package* into *target_package*.
+
+        Each renamed file of *file_map* (source path → target path) renames
+        its module too: ``client.py → embedding.py`` makes
+        ``embedding_client.client`` into ``mcp_common.embedding``.
+        """
+        renames: dict[str, str] = {}
+        if source_package != target_package:
+            renames[source_package] = target_package
+        for source, target in (file_map or {}).items():
+            old, _ = module_name(source_package, source)
+            new, _ = module_name(target_package, target)
+            if old != new:
+                renames[old] = new
+        renames.update(extra or {})
+        return cls(tuple(sorted(renames.items())), absolute)
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.renames and not self.absolute
+
+    def rename(self, module: str) -> str:
+        """*module* under the longest matching rename, or unchanged."""
+        parts = tuple(module.split("."))
+        for old, new in self._by_length:
+            if parts[: len(old)] == old:
+                return ".".join(new + parts[len(old) :])
+        return module
+
+    def renamed_prefix(self, module: str) -> str | None:
+        """The old prefix a rename of *module* would match, if any."""
+        parts = tuple(module.split("."))
+        for old, _ in self._by_length:
+            if parts[: len(old)] == old:
+                return ".".join(old)
+        return None
+
+
+def rewrite_imports(
+    text: str, *, module: str, is_package: bool = False, rewrite: ImportRewrite, path: str = "<string>"
+) -> Rewritten:
+    """*text* (the source of *module*) with its imports carried through *rewrite*."""
+    if rewrite.is_identity:
+        return Rewritten(text)
+    return _rewrite_cached(text, module, is_package, rewrite, path)
+
+
+class UnrewritableImport(PlaitError):
+    """Imports the transforms cannot rewrite safely; ``problems`` names each by file and line."""
+
+    def __init__(self, problems: Sequence[TransformProblem]) -> None:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"cannot rewrite: {first.message}{more}", path=first.path, line=first.line)
+        self.problems = tuple(problems)
+
+
+def rewrite_tree(
+    files: Mapping[str, str],
+    *,
+    package: str,
+    rewrite: ImportRewrite,
+    file_map: Mapping[str, str] | None = None,
+    label: str = "",
+) -> dict[str, str]:
+    """Every Python file of a package tree through *rewrite*, renamed by *file_map*.
+
+    *files* maps paths relative to the package root to text.  Non-Python
+    files are carried unchanged; paths missing from *file_map* keep their
+    name.  Raises `UnrewritableImport` naming every file and line that
+    cannot be rewritten: a half-rewritten copy would import the wrong code.
+    """
+    mapping = file_map or {}
+    out: dict[str, str] = {}
+    problems: list[TransformProblem] = []
+    for rel, text in files.items():
+        if rel.endswith(".py"):
+            mod, is_pkg = module_name(package, rel)
+            where = f"{label}/{rel}" if label else rel
+            done = rewrite_imports(text, module=mod, is_package=is_pkg, rewrite=rewrite, path=where)
+            problems.extend(done.problems)
+            text = done.text
+        out[mapping.get(rel, rel)] = text
+    if problems:
+        raise UnrewritableImport(problems)
+    return out
+
+
+# --------------------------------------------------------------------------
+# implementation
+
+
+@functools.lru_cache(maxsize=512)
+def _rewrite_cached(text: str, module: str, is_package: bool, rewrite: ImportRewrite, path: str) -> Rewritten:
+    # A sync transforms the same base and source texts for status, dry run
+    # and the sync itself; the cache makes the repeats free.
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return Rewritten(text)  # the merge reports unparsable input with its own words
+    plan = _Survey(module, is_package, rewrite)
+    plan.visit(tree)
+    problems = tuple(TransformProblem(path, line, msg) for line, msg in plan.problems)
+    if not plan.needs_rewrite:
+        return Rewritten(text, problems)
+    new_text = _apply(text, module, is_package, rewrite)
+    return Rewritten(new_text, problems)
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The absolute module a relative import names, from inside *module*."""
+    anchor = module.split(".") if is_package else module.split(".")[:-1]
+    if level - 1 > len(anchor) - 1:
+        raise ValueError("relative import beyond the top-level package")
+    base = anchor[: len(anchor) - (level - 1)]
+    return ".".join([*base, *(name.split(".") if name else [])])
+
+
+def _relative_form(module: str, is_package: bool, target: str) -> tuple[int, str] | None:
+    """``(level, name)`` spelling *target* relative to *module*, or None when no
+    relative spelling exists (another top-level package)."""
+    anchor = module.split(".") if is_package else module.split(".")[:-1]
+    parts = target.split(".")
+    for up in range(len(anchor)):
+        prefix = anchor[: len(anchor) - up]
+        if not prefix:
+            break
+        if parts[: len(prefix)] == prefix:
+            return up + 1, ".".join(parts[len(prefix) :])
+    return None
+
+
+class _Survey(ast.NodeVisitor):
+    """Decides, with the cheap `ast`, whether libcst has anything to rewrite,
+    and finds the dynamic imports it cannot rewrite."""
+
+    def __init__(self, module: str, is_package: bool, rewrite: ImportRewrite) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.rewrite = rewrite
+        self.needs_rewrite = False
+        self.problems: list[tuple[int, str]] = []
+
+    def visit_Import(self, node: ast.Import) -> None:
+        if any(self.rewrite.rename(alias.name) != alias.name for alias in node.names):
+            self.needs_rewrite = True
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            # Relative imports may need re-targeting (renamed files) or turning absolute.
+            self.needs_rewrite = True
+            return
+        name = node.module or ""
+        if self.rewrite.rename(name) != name:
+            self.needs_rewrite = True
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        callee = _dotted(node.func)
+        if callee not in _DYNAMIC_IMPORTERS or not node.args:
+            return
+        first = node.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            target = first.value
+            if self.rewrite.renamed_prefix(target) is not None:
+                new = self.rewrite.rename(target)
+                self.problems.append(
+                    (node.lineno, f"{callee}({target!r}) names a renamed module ({new}); plait cannot rewrite it")
+                )
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
+
+
+def _name_node(dotted: str) -> cst.Attribute | cst.Name:
+    parts = dotted.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def _cst_dotted(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_cst_dotted(node.value)}.{node.attr.value}"
+    raise TypeError(f"not a dotted name: {type(node).__name__}")
+
+
+def _apply(text: str, module: str, is_package: bool, rewrite: ImportRewrite) -> str:
+    tree = cst.parse_module(text)
+    renamer = _ImportRenamer(module, is_package, rewrite)
+    if _binds_renamed_package(tree, rewrite):
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        renamer.uses = _renamed_uses(wrapper, rewrite)
+        return wrapper.visit(renamer).code
+    return tree.visit(renamer).code
+
+
+def _binds_renamed_package(tree: cst.Module, rewrite: ImportRewrite) -> bool:
+    """Whether an ``import a.b`` (no alias) binds a name whose uses must follow a rename."""
+    finder = _PlainImportFinder(rewrite)
+    tree.visit(finder)
+    return finder.found
+
+
+class _PlainImportFinder(cst.CSTVisitor):
+    def __init__(self, rewrite: ImportRewrite) -> None:
+        self.rewrite = rewrite
+        self.found = False
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            name = _cst_dotted(alias.name)
+            if alias.asname is None and self.rewrite.rename(name) != name and not _as_from_import(name, self.rewrite):
+                self.found = True
+
+
+def _as_from_import(name: str, rewrite: ImportRewrite) -> bool:
+    """``import a`` whose new spelling ends in ``a`` becomes ``from X import a``:
+    the bound name stays, so no use needs rewriting (the vendoring case)."""
+    new = rewrite.rename(name)
+    return "." not in name and "." in new and new.rsplit(".", 1)[1] == name
+
+
+def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.CSTNode, cst.BaseExpression]:
+    """Each use of a name bound by ``import a.b`` that a rename moves, and its new spelling.
+
+    Scope analysis, not text: a local variable that happens to share the
+    name is not an import's reference and is left alone.
+    """
+    scopes = wrapper.resolve(ScopeProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+    replace: dict[cst.CSTNode, cst.BaseExpression] = {}
+    for node, scope in scopes.items():
+        if not isinstance(node, cst.Import) or scope is None:
+            continue
+        moved = [
+            alias
+            for alias in node.names
+            if alias.asname is None
+            and rewrite.rename(_cst_dotted(alias.name)) != _cst_dotted(alias.name)
+            and not _as_from_import(_cst_dotted(alias.name), rewrite)
+        ]
+        if not moved:
+            continue
+        # libcst records `import a.b` under both "a" and "a.b"; the accesses
+        # hang off whichever the use spells out.
+        for assignment in scope.assignments:
+            if isinstance(assignment, ImportAssignment) and assignment.node is node:
+                for access in assignment.references:
+                    if _bound_by_imports(access.node, scopes):
+                        _replace_use(access.node, parents, rewrite, replace)
+    return replace
+
+
+def _bound_by_imports(used: cst.CSTNode, scopes: Mapping[cst.CSTNode, Any]) -> bool:
+    """Whether the head name of *used* means an import where it is used.
+
+    libcst files an access to ``a.b`` under ``import a.b`` even inside a
+    function whose parameter is called ``a``; the head name's own scope says
+    whether something closer shadows the import.
+    """
+    prefixes = _prefixes(used)
+    head = prefixes[0] if prefixes else None
+    scope = scopes.get(head) if head is not None else None
+    if not isinstance(head, cst.Name) or scope is None:
+        return False
+    return all(isinstance(a, ImportAssignment) for a in scope[head.value])
+
+
+def _prefixes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes spelling each prefix of a dotted name: ``a``, ``a.b``, ..."""
+    if isinstance(node, cst.Attribute):
+        return [*_prefixes(node.value), node]
+    return [node] if isinstance(node, cst.Name) else []
+
+
+def _replace_use(
+    used: cst.CSTNode,
+    parents: Mapping[cst.CSTNode, cst.CSTNode],
+    rewrite: ImportRewrite,
+    replace: dict[cst.CSTNode, cst.BaseExpression],
+) -> None:
+    # Extend `a.b` up to the whole `a.b.c.d` it sits in, then rename the longest prefix a rename matches.
+    chain = _prefixes(used)
+    if not chain:
+        return
+    node = used
+    while True:
+        parent = parents.get(node)
+        if not isinstance(parent, cst.Attribute) or parent.value is not node:
+            break
+        chain.append(parent)
+        node = parent
+    for top in reversed(chain):
+        dotted = _cst_dotted(top)
+        new = rewrite.rename(dotted)
+        if new != dotted:
+            replace[top] = _name_node(new)
+            return
+
+
+class _ImportRenamer(cst.CSTTransformer):
+    def __init__(self, module: str, is_package: bool, rewrite: ImportRewrite) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.rewrite = rewrite
+        self.new_module = rewrite.rename(module)
+        self.uses: dict[cst.CSTNode, cst.BaseExpression] = {}
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.uses.get(original_node, updated_node)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self.uses.get(original_node, updated_node)
+
+    def leave_Import(
+        self, original_node: cst.Import, updated_node: cst.Import
+    ) -> cst.Import | cst.ImportFrom | cst.FlattenSentinel[cst.BaseSmallStatement]:
+        aliases = list(updated_node.names)
+        if len(aliases) == 1:
+            name = _cst_dotted(aliases[0].name)
+            if aliases[0].asname is None and _as_from_import(name, self.rewrite):
+                parent, _, leaf = self.rewrite.rename(name).rpartition(".")
+                return cst.ImportFrom(
+                    module=_name_node(parent),
+                    names=[cst.ImportAlias(name=cst.Name(leaf))],
+                    semicolon=updated_node.semicolon,
+                )
+        changed = []
+        for alias in aliases:
+            name = _cst_dotted(alias.name)
+            new = self.rewrite.rename(name)
+            changed.append(alias.with_changes(name=_name_node(new)) if new != name else alias)
+        return updated_node.with_changes(names=changed)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+        level = len(updated_node.relative)
+        name = _cst_dotted(updated_node.module) if updated_node.module is not None else None
+        if level:
+            target = _resolve_relative(self.module, self.is_package, level, name)
+        elif name is not None:
+            target = name
+        else:  # pragma: no cover - `from import x` does not parse
+            return updated_node
+        new_target = self.rewrite.rename(target)
+        names = self._renamed_names(updated_node, target, new_target)
+        if not level:
+            if new_target == target and names is updated_node.names:
+                return updated_node
+            return updated_node.with_changes(module=_name_node(new_target), names=names)
+        relative = None if self.rewrite.absolute else _relative_form(self.new_module, self.is_package, new_target)
+        if relative is None:
+            return updated_node.with_changes(
+                relative=[], module=_name_node(new_target), names=names, whitespace_after_from=cst.SimpleWhitespace(" ")
+            )
+        new_level, new_name = relative
+        if (new_level, new_name or None) == (level, name) and names is updated_node.names:
+            return updated_node
+        return updated_node.with_changes(
+            relative=[cst.Dot() for _ in range(new_level)],
+            module=_name_node(new_name) if new_name else None,
+            names=names,
+        )
+
+    def _renamed_names(
+        self, node: cst.ImportFrom, target: str, new_target: str
+    ) -> Sequence[cst.ImportAlias] | cst.ImportStar:
+        """``from pkg import client`` where the submodule ``client`` was renamed:
+        import the new name under the old one, so every use still resolves."""
+        if isinstance(node.names, cst.ImportStar):
+            return node.names
+        out: list[cst.ImportAlias] = []
+        touched = False
+        for alias in node.names:
+            leaf = _cst_dotted(alias.name)
+            full_new = self.rewrite.rename(f"{target}.{leaf}")
+            parent, _, new_leaf = full_new.rpartition(".")
+            if parent == new_target and new_leaf != leaf:
+                asname = alias.asname or cst.AsName(name=cst.Name(leaf))
+                out.append(alias.with_changes(name=cst.Name(new_leaf), asname=asname))
+                touched = True
+            else:
+                out.append(alias)
+        return out if touched else node.names

@@ -1,0 +1,15 @@
+class Client:
+    """Talks to a backend.
+
+    mode: the wire format.
+    timeout: seconds for each phase.
+    cache_size: entries kept.
+    transport: the httpx transport.
+    uds_path: the unix socket for mode uds.
+    """
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def via_uds(self):
+        return "uds"

@@ -1,0 +1,9 @@
+class Client:
+    def embed(self, texts):
+        return self._request({"texts": texts}, len(texts))
+
+    def embed_via_socket(self, texts):
+        return self._request({"texts": texts, "socket": True}, len(texts))
+
+    def _request(self, payload, count):
+        return [payload] * count

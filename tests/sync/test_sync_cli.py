@@ -1,0 +1,207 @@
+"""The workspace commands as a user and CI run them: piped text, JSON shapes, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from lineage_builders import CLIENT_V2, fingerprint, make_scenario, write_tree
+
+from plait.cli import cli
+
+
+
+@pytest.fixture
+def behind(tmp_path: Path):
+    """A fork one canonical change behind."""
+    scenario = make_scenario(tmp_path / "ws")
+    scenario.write_canonical({"client.py": CLIENT_V2})
+    scenario.commit("canonical v2")
+    return scenario
+
+
+def _run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+
+
+def _json(result) -> dict:
+    assert "\n" not in result.stdout.strip(), "JSON is compact by default"
+    data = json.loads(result.stdout)
+    assert data["schema"] == 1
+    return data
+
+
+def test_status_piped_prints_one_grepable_line_per_lineage_with_full_node_paths(behind) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", "--workspace", str(behind.root), "status"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("fork  ")]
+    assert "core.py: + Client.fetch_many" in line
+    assert 'core.py: branch self.mode == "uds" in Client.fetch' in line
+    assert line.startswith("fork  behind  pending ")
+
+
+def test_status_check_exits_1_when_a_lineage_is_behind_and_0_when_it_is_not(behind) -> None:
+    assert _run("--workspace", str(behind.root), "status", "--check").exit_code == 1
+    assert _run("--workspace", str(behind.root), "sync").exit_code == 0
+    assert _run("status", "--check", "--workspace", str(behind.root)).exit_code == 0
+
+
+def test_status_json_shape(behind) -> None:
+    data = _json(_run("status", "--json", "--workspace", str(behind.root)))
+    assert data["command"] == "status" and data["exit"] == 0
+    assert data["inputs"] == {"workspace": str(behind.root / "lineages.toml"), "lineages": []}
+    (row,) = data["lineages"]
+    assert set(row) == {
+        "lineage",
+        "source",
+        "state",
+        "source_now",
+        "base",
+        "pending",
+        "kept",
+        "conflicts",
+        "conflicted_files",
+        "reason",
+    }
+    assert row["state"] == "behind" and row["base"].startswith("canonical@")
+    assert {
+        "file": "core.py",
+        "path": "Client.fetch_many",
+        "kind": "added",
+        "text": "+ Client.fetch_many",
+        "brief": "+ Client.fetch_many",
+    } in row["pending"]
+
+
+def test_sync_json_shape_and_pretty(behind) -> None:
+    result = _run("sync", "--json", "--pretty", "--dry-run", "--workspace", str(behind.root))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert result.stdout.startswith('{\n  "schema": 1,')
+    assert data["dry_run"] is True and data["written"] is False
+    (plan,) = data["lineages"]
+    assert set(plan) >= {
+        "lineage",
+        "source",
+        "outcome",
+        "base",
+        "new_base",
+        "files",
+        "applied",
+        "kept",
+        "conflicts",
+        "diff",
+    }
+    assert plan["outcome"] == "synced" and plan["diff"].startswith("--- a/fork/core.py")
+    assert {"file": "core.py", "source_file": "client.py", "action": "merged", "changed": True} in plan["files"]
+
+
+def test_dry_run_prints_a_unified_diff_and_writes_nothing(behind) -> None:
+    before = fingerprint(behind.root)
+    result = _run("sync", "--dry-run", "--workspace", str(behind.root))
+    assert result.exit_code == 0
+    assert "+++ b/fork/core.py" in result.stdout and "+    def fetch_many(self, texts):" in result.stdout
+    assert "dry run: nothing was written" in result.stdout
+    assert fingerprint(behind.root) == before
+
+
+def test_a_conflict_exits_1_names_the_node_and_continue_and_abort_report_in_json(behind) -> None:
+    from test_sync_workflow import _conflict
+
+    _conflict(behind)
+    result = _run("sync", "--workspace", str(behind.root))
+    assert result.exit_code == 1
+    assert "CONFLICT fork core.py: Client.fetch:" in result.stderr
+
+    still = _json(_run("sync", "--continue", "fork", "--json", "--workspace", str(behind.root)))
+    assert still["action"] == "continue" and still["exit"] == 1
+    assert still["lineages"][0]["done"] is False and still["lineages"][0]["problems"][0].startswith("core.py:")
+
+    aborted = _json(_run("sync", "--abort", "--json", "--workspace", str(behind.root)))
+    assert aborted["lineages"] == [{"lineage": "fork", "done": True, "problems": [], "restored": ["core.py"]}]
+
+
+def test_no_write_conflicts_exits_1_and_writes_nothing(behind) -> None:
+    from test_sync_workflow import _conflict
+
+    _conflict(behind)
+    before = fingerprint(behind.root)
+    result = _run("sync", "--no-write-conflicts", "--workspace", str(behind.root))
+    assert result.exit_code == 1
+    assert "nothing was written (--no-write-conflicts)" in result.stdout
+    assert fingerprint(behind.root) == before
+
+
+def test_an_error_is_one_line_and_exit_2(behind) -> None:
+    write_tree(behind.fork, {"errors.py": "def broken(:\n"})
+    result = _run("sync", "--workspace", str(behind.root))
+    assert result.exit_code == 2
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("plait sync: error:")]
+    assert "errors.py" in line and "does not parse" in line and "Traceback" not in result.stderr
+
+    missing = _run("status", "--workspace", str(behind.root / "nowhere"))
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("plait status: error: ") and "no lineages.toml here" in missing.stderr
+
+
+def test_diff_formats(behind) -> None:
+    text = _run("diff", "canonical", "fork", "--workspace", str(behind.root))
+    assert text.exit_code == 0
+    assert "core.py  Client.fetch_many  only in canonical" in text.stdout
+    assert "core.py  Client._via_uds  only in fork" in text.stdout
+    assert any(
+        line.startswith("core.py  Client.fetch  changed:") and 'branch self.mode == "uds" added' in line
+        for line in text.stdout.splitlines()
+    )
+    data = _json(_run("diff", "canonical", "fork", "--format", "json", "--workspace", str(behind.root)))
+    assert data["inputs"]["a"] == str(behind.canonical) and data["inputs"]["b"] == str(behind.fork)
+    assert {"file": "core.py", "path": "Client._via_uds", "status": "only-b", "facts": [], "diff": []} in data[
+        "members"
+    ]
+    markdown = _run("diff", "canonical", "fork", "--format", "markdown", "--workspace", str(behind.root))
+    assert markdown.stdout.startswith("### `fork` compared with `canonical`")
+
+
+def test_adopt_json_names_the_choice_and_the_runner_up(behind) -> None:
+    data = _json(_run("adopt", "fork", "--force", "--dry-run", "--json", "--workspace", str(behind.root)))
+    assert data["how"] == "inferred" and data["dry_run"] is True
+    first = list(behind.repo.iter_commits())[-1]  # the canonical the fork was made from
+    assert data["chosen"]["commit"] == first.hexsha
+    assert data["runner_up"] is not None and data["why"].startswith("closest of")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "escapes"),
+    [
+        (["--color", "always"], {}, True),
+        (["--color", "never"], {}, False),
+        ([], {"NO_COLOR": "1"}, False),
+        ([], {}, False),
+    ],
+)
+def test_colour_follows_the_switch_and_no_color(behind, args: list[str], env: dict[str, str], escapes: bool) -> None:
+    result = _run("status", *args, "--workspace", str(behind.root), env=env)
+    assert ("\x1b[" in result.stdout) is escapes
+
+
+def test_demo_runs_the_whole_job_on_a_copy_and_leaves_the_workspace_alone(behind) -> None:
+    before = fingerprint(behind.root)
+    data = _json(_run("demo", "--json", "--workspace", str(behind.root)))
+    assert fingerprint(behind.root) == before
+    assert (data["exit"], data["sync_exit"], data["copy"], data["second_run_changes"]) == (0, 0, None, 0)
+    assert [row["state"] for row in data["status"]] == ["behind"]
+    assert data["preview"]["dry_run"] is True and data["sync"]["written"] is True
+    assert {"file": "core.py", "path": "Client._via_uds", "status": "only-b", "facts": [], "diff": []} in data["diff"][
+        "members"
+    ]
