@@ -1304,7 +1304,8 @@ def gen_cosmetic_vs_real(src: Source, rng: random.Random, namer: Namer) -> Itera
         small = line.node.body[0]
         real_side = rng.choice((OURS, THEIRS))
         cosmetic_side = THEIRS if real_side == OURS else OURS
-        options: list[tuple[str, cst.BaseStatement | None, cst.SimpleStatementLine]] = []
+        # (what the real side does, its new line or None for a deletion, (what the cosmetic side does, its line))
+        options: list[tuple[str, cst.BaseStatement | None, tuple[str, cst.SimpleStatementLine]]] = []
         # a list element replaced or deleted, that element re-quoted
         sequences = _Sequences()
         line.node.visit(sequences)
@@ -1317,7 +1318,7 @@ def gen_cosmetic_vs_real(src: Source, rng: random.Random, namer: Namer) -> Itera
             assert isinstance(value, cst.SimpleString)
             quoted = requoted(value)
             assert quoted is not None
-            cosmetic = swap(line.node, {value: quoted})
+            cosmetic = (f"re-quotes {value.value[:30]}", swap(line.node, {value: quoted}))
             new_value = revised(value, real_side)
             if new_value is not None and rng.random() < 0.5:
                 options.append((f"replaces element {value.value[:30]}", swap(line.node, {value: new_value}), cosmetic))
@@ -1332,16 +1333,19 @@ def gen_cosmetic_vs_real(src: Source, rng: random.Random, namer: Namer) -> Itera
         # a statement deleted or a literal in it replaced, the statement re-quoted or re-commented
         versions = cosmetic_versions(src, line.node, cosmetic_side)
         if isinstance(small, cst.Expr | cst.Assign | cst.AugAssign | cst.AnnAssign) and line.block_size >= 2:
-            options.append(("deletes the statement", None, rng.choice(versions)[1]))
+            options.append(("deletes the statement", None, rng.choice(versions)))
         for string in strings_in(line.node)[:1]:
             new_string = revised(string, real_side)
             if new_string is not None:
                 quoted = requoted(string)
-                cosmetic = swap(line.node, {string: quoted}) if quoted is not None else rng.choice(versions)[1]
+                if quoted is not None:
+                    cosmetic = (f"re-quotes {string.value[:30]}", swap(line.node, {string: quoted}))
+                else:
+                    cosmetic = rng.choice(versions)
                 options.append((f"replaces {string.value[:30]}", swap(line.node, {string: new_string}), cosmetic))
         if not options:
             continue
-        what, real_line, cosmetic_line = rng.choice(options)
+        what, real_line, (cosmetic_what, cosmetic_line) = rng.choice(options)
         replaced = () if real_line is None else line.region(src, real_line)
         real = Edit(
             "cosmetic_vs_real",
@@ -1351,7 +1355,7 @@ def gen_cosmetic_vs_real(src: Source, rng: random.Random, namer: Namer) -> Itera
         )
         cosmetic_edit = Edit(
             "cosmetic_vs_real",
-            f"{line.where(src)}: cosmetic only",
+            f"{line.where(src)}: cosmetic only, {cosmetic_what}",
             frozenset({line.path}),
             replace={line.path: line.region(src, cosmetic_line)},
             cosmetic=True,
