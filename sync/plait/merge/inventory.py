@@ -600,8 +600,7 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
     Counted by syntax alone and wherever they stand: a statement both sides
     kept is kept, even when one side moved it into a new helper; one side's
     deletion wins over the other side leaving it be, or only re-formatting it.
-    Where both sides changed a count differently there is no answer, and no
-    check.  A statement both sides edited comes out as a third version that
+    Where both sides changed a count there is no answer, and no check.  A statement both sides edited comes out as a third version that
     no input has; a missing version is excused by such a newcomer of the
     same kind (an assignment to the same target, a call of the same callee).
     """
@@ -615,9 +614,12 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
         # The side whose count the merge must follow; its copy is the one to name.
         if o == b:
             want, decider = t, theirs
-        elif t == b or o == t:
+        elif t == b:
             want, decider = o, ours
         else:
+            # Both changed the count: the same change, or each its own copy
+            # of a statement that stands in several places (both deleting a
+            # different method that holds it).  No answer, no check.
             continue
         if r < want:
             short[stmt] = decider

@@ -926,13 +926,15 @@ class Merger:
         return merged
 
     def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of the layout side's layout (ours, unless too wide).
+        """Give every element a separator in the layout side's style (ours, unless too wide).
 
         That layout wins whole, brackets included (see `merge_fields`): an
-        element inserted from theirs, or one that stopped being last, takes
-        ours' separator.  Mixing one side's parentheses with the other side's
-        line breaks is how a bracketed import loses its parentheses while its
-        names still span lines.
+        element inserted from the other side, or one that stopped being last,
+        takes the layout's usual separator.  Mixing one side's parentheses
+        with the other side's line breaks is how a bracketed import loses its
+        parentheses while its names still span lines.  The layout side's own
+        elements keep their separators: a call wrapped by hand after its
+        third argument stays wrapped there.
         """
         layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
         if not layout:
@@ -945,10 +947,21 @@ class Merger:
             )
         last = layout[-1].comma
         sep_style, last_style = _comma_style(sep, self.texts), _comma_style(last, self.texts)
+        # The layout side's elements, and elements the merge built (from the
+        # layout side's node, so with its separator): these keep theirs.
+        originals = {id(x) for x in (*bl, *ol, *tl)}
+        own = {id(e) for e in layout} | {id(e) for e in merged if id(e) not in originals}
         out = []
         for i, e in enumerate(merged):
-            want, want_style = (last, last_style) if i == len(merged) - 1 else (sep, sep_style)
-            if _comma_style(e.comma, self.texts) != want_style:
+            style = _comma_style(e.comma, self.texts)
+            if i == len(merged) - 1:
+                want, want_style = last, last_style
+            elif id(e) in own and isinstance(e.comma, cst.Comma) and style != last_style:
+                out.append(e)  # a separator of the layout's own, where its author put it
+                continue
+            else:
+                want, want_style = sep, sep_style
+            if style != want_style:
                 e = e.with_changes(comma=want)
             out.append(e)
         return out

@@ -160,6 +160,17 @@ class Texts:
         self._syntax[id(node)] = (node, dumped)
         return dumped
 
+    def key(self, node: cst.CSTNode) -> str:
+        """The node as an identity key: its text, or its syntax where the text could differ cosmetically.
+
+        `kw['hook']` re-quoted to `kw["hook"]` is still the same target; a
+        plain dotted name has only one spelling, so it skips the parse.
+        """
+        text = self.of(node)
+        if all(part.isidentifier() for part in text.split(".")):
+            return text
+        return self.syntax(node) or text
+
     def words(self, node: cst.CSTNode) -> Counter[str]:
         hit = self._words.get(id(node))
         if hit is not None and hit[0] is node:
@@ -240,7 +251,7 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return ("def", stmt.name.value)
     if isinstance(stmt, cst.If):
-        return ("if", texts.of(stmt.test))
+        return ("if", texts.key(stmt.test))
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         small = stmt.body[0]
         if isinstance(small, cst.ImportFrom):
@@ -249,9 +260,9 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
         if isinstance(small, cst.Import):
             return ("import", dotted(small.names[0].name))
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            return ("assign", texts.of(small.targets[0].target))
+            return ("assign", texts.key(small.targets[0].target))
         if isinstance(small, cst.AnnAssign):
-            return ("assign", texts.of(small.target))
+            return ("assign", texts.key(small.target))
         if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
             return ("docstring",)
     return None
@@ -276,7 +287,7 @@ def body_keys(body: Sequence[cst.CSTNode], texts: Texts) -> list[tuple[str, ...]
 
 
 def branch_key(node: cst.If | cst.Else, texts: Texts) -> str:
-    return "else" if isinstance(node, cst.Else) else texts.of(node.test)
+    return "else" if isinstance(node, cst.Else) else texts.key(node.test)
 
 
 def if_chain(node: cst.If) -> list[cst.If | cst.Else]:
@@ -295,12 +306,12 @@ def handler_key(handler: cst.ExceptHandler | cst.ExceptStarHandler, texts: Texts
     if t is None:
         return "bare"
     if isinstance(t, cst.Tuple) and t.elements:
-        return texts.of(t.elements[0].value)
-    return texts.of(t)
+        return texts.key(t.elements[0].value)
+    return texts.key(t)
 
 
 def case_key(case: cst.MatchCase, texts: Texts) -> str:
-    return texts.of(case.pattern)
+    return texts.key(case.pattern)
 
 
 def block_body(block: cst.BaseSuite | None) -> Sequence[cst.BaseStatement] | None:
