@@ -160,6 +160,8 @@ def merge(
         sys.stdout.flush()
     if show_summary:
         summary(result, out)
+    # Under git, the repository path (%P) says which file; git's temporary names would not.
+    where = f"{pathname}: " if pathname else ""
     for conflict in result.conflicts:
-        out.line(f"CONFLICT {conflict.describe()}", stderr=True)
+        out.line(f"CONFLICT {where}{conflict.describe()}", stderr=True)
     sys.exit(0 if result.clean else 1)
