@@ -600,9 +600,10 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
     Counted by syntax alone and wherever they stand: a statement both sides
     kept is kept, even when one side moved it into a new helper; one side's
     deletion wins over the other side leaving it be, or only re-formatting it.
-    Where both sides changed a count there is no answer, and no check.  A statement both sides edited comes out as a third version that
-    no input has; a missing version is excused by such a newcomer of the
-    same kind (an assignment to the same target, a call of the same callee).
+    Where both sides changed a count there is no answer, and no check.  A
+    statement both sides edited comes out as a third version that no input
+    has; a missing version is excused by such a newcomer of the same kind
+    (an assignment to the same target, a call of the same callee).
     """
     short: dict[str, Inventory] = {}
     newcomers: set[str] = set()
