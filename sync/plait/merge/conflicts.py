@@ -46,7 +46,6 @@ ConflictKind = Literal[
 CONFLICT_KINDS: tuple[str, ...] = get_args(ConflictKind)
 
 Part = Literal["ours", "base", "theirs", "end"]
-PARTS: tuple[Part, ...] = ("ours", "base", "theirs", "end")
 # What a sentinel line can mark: a part of a conflict region, or ours'
 # header line in a conflict confined to a definition's header.
 Mark = Literal["ours", "base", "theirs", "end", "header"]

@@ -49,7 +49,6 @@ class Inventory:
     def __init__(self) -> None:
         self.items: set[Item] = set()
         self.fingerprints: dict[Item, str] = {}
-        self.def_counts: Counter[str] = Counter()
         # Definitions in source order, for reporting reorders.
         self.def_order: list[str] = []
         # Every statement by its syntax alone (`ast.dump`: blind to quotes,
@@ -265,7 +264,6 @@ class _Collector(ast.NodeVisitor):
         kind = "class" if isinstance(node, ast.ClassDef) else "def"
         item = Item(kind, qual, "")
         self.inv.items.add(item)
-        self.inv.def_counts[qual] += 1
         self.inv.def_order.append(qual)
         # A definition's fingerprint leaves out nested definitions so that a
         # changed method reports as that method, not also as its class.
