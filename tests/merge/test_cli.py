@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -396,41 +397,18 @@ def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_pa
     assert ours.read_bytes() == OURS.encode()
 
 
-def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path, monkeypatch):
+def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path):
     base, ours, theirs = files(BASE, OURS, THEIRS)
     # A bug outside the engine's own guard (which degrades to a line merge): in reading input.
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
-            "merge",
-            str(base),
-            str(ours),
-            str(theirs),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    broken = "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
+    argv = [sys.executable, "-c", broken, "merge", str(base), str(ours), str(theirs)]
+    proc = subprocess.run(argv, capture_output=True, text=True)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error (ZeroDivisionError" in lines[0] and "please report" in lines[0]
     assert "Traceback" not in proc.stderr
     assert ours.read_bytes() == OURS.encode()
-    debug = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
-            "merge",
-            str(base),
-            str(ours),
-            str(theirs),
-        ],
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, "PLAIT_DEBUG": "1"},
-    )
+    debug = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PLAIT_DEBUG": "1"})
     assert "Traceback" in debug.stderr and debug.returncode == 2
 
 
@@ -463,7 +441,7 @@ def test_a_piped_summary_prints_one_grepable_line_per_row_with_full_node_paths(f
         [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)],
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, "COLUMNS": "40"},
+        env={**os.environ, "COLUMNS": "40"},
     )
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stderr.splitlines() if f"{long_class}.theirs_method" in line]
@@ -476,7 +454,7 @@ def test_a_piped_summary_prints_one_grepable_line_per_row_with_full_node_paths(f
 def test_color_always_styles_even_a_pipe_and_never_or_no_color_never_does(files):
     base, ours, theirs = files(BASE, OURS_CONFLICT, THEIRS_CONFLICT)
     argv = [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)]
-    env = {k: v for k, v in __import__("os").environ.items() if k != "NO_COLOR"}
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     always = subprocess.run([*argv, "--color", "always"], capture_output=True, text=True, env=env)
     assert "\x1b[" in always.stderr
     for extra, more_env in ((["--color", "never"], {}), ([], {"NO_COLOR": "1"}), ([], {})):

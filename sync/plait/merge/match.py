@@ -376,53 +376,38 @@ class StatementMatcher:
                     stack.append((bi, xi))
 
     # -- moves -------------------------------------------------------------------
-    def _orphans(
+    def _unpaired(
         self,
         body: Sequence[cst.CSTNode],
-        m: SideMatch,
+        counterpart: Callable[[cst.CSTNode], cst.CSTNode | None],
         out: list[cst.CSTNode],
         parents: dict[int, cst.CSTNode],
-        parent: cst.CSTNode | None,
+        parent: cst.CSTNode | None = None,
     ) -> None:
-        self.keys_of(body)
-        for s in body:
-            partner = m.partner(s)
-            if partner is not None and self.texts.of(partner) == self.texts.of(s):
-                continue
-            if parent is not None:
-                parents[id(s)] = parent
-            if partner is None:
-                out.append(s)
-            for _slot, inner in child_bodies(s, self.texts):
-                self._orphans(inner, m, out, parents, s)
+        """Statements of *body*, at any depth, with no counterpart: base's orphans or a side's newcomers.
 
-    def _newcomers(
-        self,
-        body: Sequence[cst.CSTNode],
-        m: SideMatch,
-        out: list[cst.CSTNode],
-        parents: dict[int, cst.CSTNode],
-        parent: cst.CSTNode | None,
-    ) -> None:
+        Subtrees whose counterpart is identical are skipped whole; *parents*
+        records the enclosing statement of everything visited below them.
+        """
         self.keys_of(body)
         for s in body:
-            origin = m.origin(s)
-            if origin is not None and self.texts.of(origin) == self.texts.of(s):
+            other = counterpart(s)
+            if other is not None and self.texts.of(other) == self.texts.of(s):
                 continue
             if parent is not None:
                 parents[id(s)] = parent
-            if origin is None:
+            if other is None:
                 out.append(s)
             for _slot, inner in child_bodies(s, self.texts):
-                self._newcomers(inner, m, out, parents, s)
+                self._unpaired(inner, counterpart, out, parents, s)
 
     def _find_moves(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> bool:
         orphans: list[cst.CSTNode] = []
         newcomers: list[cst.CSTNode] = []
         parents: dict[int, cst.CSTNode] = {}
         orphan_parents: dict[int, cst.CSTNode] = {}
-        self._orphans(bbody, m, orphans, orphan_parents, None)
-        self._newcomers(xbody, m, newcomers, parents, None)
+        self._unpaired(bbody, m.partner, orphans, orphan_parents)
+        self._unpaired(xbody, m.origin, newcomers, parents)
         if not orphans or not newcomers:
             return False
         by_kind: dict[str, list[cst.CSTNode]] = {}
