@@ -25,10 +25,12 @@ from typing import Any
 import libcst as cst
 
 from .conflicts import ConflictKind, MergeConflict, PendingConflict, Sentinels
+from .elements import bare, fix_separators, keep_sorted, ordered_clash
 from .lines import merge_lines
 from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
-from .order import Origin, aligned, sequence_order, side_map
+from .order import Origin, aligned, sequence_order
 from .result import Change, Hand, Side, other
+from .semantic import insertion_dependency
 from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -98,84 +100,6 @@ class _Skeleton(cst.CSTTransformer):
         return _PASS_BLOCK
 
 
-def _sort_text(element: Any, texts: Texts) -> str:
-    if isinstance(element, cst.ImportAlias):
-        return texts.of(element.name)
-    value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
-    if isinstance(value, cst.SimpleString):
-        literal = value.evaluated_value
-        return literal if isinstance(literal, str) else texts.of(value)
-    return texts.of(value)
-
-
-def _is_sorted(keys: list[Any]) -> bool:
-    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
-
-
-def _by_type(name: str) -> tuple[int, str]:
-    # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
-    if name.isupper() and len(name) > 1:
-        return (0, name)
-    return (1, name) if name[:1].isupper() else (2, name)
-
-
-# Tried in this order; the first that every version satisfies is the convention.
-_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (
-    _by_type,
-    lambda name: name,
-    lambda name: (name.lower(), name),
-)
-
-
-def _comma_style(comma: Any, texts: Texts) -> Hashable:
-    if not isinstance(comma, cst.Comma):
-        return "none"
-    after = comma.whitespace_after
-    if isinstance(after, cst.ParenthesizedWhitespace):
-        return ("newline", texts.of(after.last_line), after.indent)
-    return ("space", texts.of(after))
-
-
-def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
-    """(names read, names assigned) by some statements in their own scope, or None if they do not parse alone.
-
-    A function's body runs later, in its own scope: only what a definition
-    evaluates on the spot (its name, decorators, defaults, a class's bases)
-    belongs to the place it is inserted at.
-    """
-    try:
-        tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    read: set[str] = set()
-    assigned: set[str] = set()
-    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
-    while todo:
-        node, here = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                assigned.add(node.name)
-                todo += [(d, here) for d in node.decorator_list]
-            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
-            continue
-        if isinstance(node, ast.ClassDef):
-            assigned.add(node.name)
-            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
-            todo += [(stmt, False) for stmt in node.body]
-            continue
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                if here:
-                    assigned.add(node.id)
-            else:
-                read.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
-            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
-        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
-    return read, assigned
-
-
 def _lists_names(node: Any) -> bool:
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
         target = node.targets[0].target
@@ -203,7 +127,7 @@ class Merger:
         # The longest line of the inputs: a merged line may not pass it where
         # a side's split layout avoids that.
         self.longest = longest
-        self.layout: Side = "ours"
+        self.layout: Hand = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -310,26 +234,16 @@ class Merger:
             ours_part = [ol[j] for side, j in run if side == "ours"]
             theirs_part = [tl[j] for side, j in run if side == "theirs"]
             if ours_part and theirs_part:
-                why = self._dependency(ours_part, theirs_part)
+                why = insertion_dependency(self._source(ours_part), self._source(theirs_part))
                 if why:
                     out[run[0]] = (ours_part, theirs_part, why)
                     out.update((other, None) for other in run[1:])
             run = []
         return out
 
-    def _dependency(self, ours: list[Any], theirs: list[Any]) -> str:
-        o_sets, t_sets = _names_used(ours, self.texts), _names_used(theirs, self.texts)
-        if o_sets is None or t_sets is None:
-            return ""
-        (o_read, o_set), (t_read, t_set) = o_sets, t_sets
-        for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
-            shared = sorted(read & written)
-            if shared:
-                return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
-        both = sorted(o_set & t_set)
-        if both:
-            return f"both sides insert statements here that assign `{both[0]}`"
-        return ""
+    def _source(self, stmts: list[Any]) -> str:
+        """Statements printed alone, at indentation zero, without the blank lines above them."""
+        return "".join(self.texts.fresh(s.with_changes(leading_lines=())) for s in stmts)
 
     def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
         """Both sides importing from one new module import the union of names."""
@@ -533,10 +447,7 @@ class Merger:
         return self.texts.syntax(element.value) or self.texts.of(element.value)
 
     def bare(self, node: Any) -> str:
-        """An element's text without its trailing comma: becoming last is not an edit."""
-        if isinstance(getattr(node, "comma", None), cst.Comma):
-            return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        return self.texts.of(node)
+        return bare(node, self.texts)
 
     def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
         """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
@@ -838,7 +749,7 @@ class Merger:
             key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
-        clash = self._ordered_clash(bl, ol, tl, po, pt, key) if gaps else ""
+        clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
             raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         merged: list[Any] = []
@@ -869,99 +780,7 @@ class Merger:
                 added[ident] = self.bare(x)
                 merged.append(self.take(x, kind, scope))
         if not gaps:
-            merged = self._keep_sorted(merged, bl, ol, tl)
+            merged = keep_sorted(merged, bl, ol, tl, self.texts)
         if merged and hasattr(merged[0], "comma"):
-            merged = self._fix_commas(merged, bl, ol, tl)
+            merged = fix_separators(merged, bl, ol, tl, self.texts, self.layout)
         return merged
-
-    def _ordered_clash(
-        self,
-        bl: Sequence[Any],
-        ol: Sequence[Any],
-        tl: Sequence[Any],
-        po: dict[int, int],
-        pt: dict[int, int],
-        key: Callable[[Any], Hashable | None],
-    ) -> str:
-        """How edits to an ordered sequence collide, as diff3 would say ("" when they do not).
-
-        In a list literal or positional arguments, position is meaning: an
-        element one side inserts next to an element the other side deleted,
-        or two different insertions at one point, have no right order.
-        Keyed elements (keyword arguments) commute and are left out.
-        """
-
-        def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
-            deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
-            inserted: dict[int, list[str]] = {}
-            gap = 0
-            for j, bi in enumerate(side_map(pairs, len(xl))):
-                if bi is not None:
-                    gap = bi + 1
-                elif key(xl[j]) is None:
-                    inserted.setdefault(gap, []).append(self.bare(xl[j]))
-            return deleted, inserted
-
-        o_deleted, o_inserted = shape(ol, po)
-        t_deleted, t_inserted = shape(tl, pt)
-        if any(o_inserted[g] != t_inserted[g] for g in o_inserted.keys() & t_inserted.keys()):
-            return "both insert different elements at one position of an ordered sequence"
-        for inserter, inserted, deleted in (("ours", o_inserted, t_deleted), ("theirs", t_inserted, o_deleted)):
-            if any(g - 1 in deleted or g in deleted for g in inserted):
-                other = "theirs" if inserter == "ours" else "ours"
-                return f"{inserter} inserts next to an element {other} deletes, in an ordered sequence"
-        return ""
-
-    def _keep_sorted(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """A commutative collection sorted in base and on both sides stays sorted.
-
-        That is the convention isort and ruff enforce on imported names; the
-        default, ours then theirs, would break it on every merge.
-        """
-        if max(len(bl), len(ol), len(tl)) < 2:
-            return merged
-        for order in _SORT_ORDERS:
-            if all(_is_sorted([order(_sort_text(e, self.texts)) for e in seq]) for seq in (bl, ol, tl)):
-                return sorted(merged, key=lambda e: order(_sort_text(e, self.texts)))
-        return merged
-
-    def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element a separator in the layout side's style (ours, unless too wide).
-
-        That layout wins whole, brackets included (see `merge_fields`): an
-        element inserted from the other side, or one that stopped being last,
-        takes the layout's usual separator.  Mixing one side's parentheses
-        with the other side's line breaks is how a bracketed import loses its
-        parentheses while its names still span lines.  The layout side's own
-        elements keep their separators: a call wrapped by hand after its
-        third argument stays wrapped there.
-        """
-        layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
-        if not layout:
-            return merged
-        sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
-        if sep is None:
-            sep = next(
-                (e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)),
-                cst.MaybeSentinel.DEFAULT,
-            )
-        last = layout[-1].comma
-        sep_style, last_style = _comma_style(sep, self.texts), _comma_style(last, self.texts)
-        # The layout side's elements, and elements the merge built (from the
-        # layout side's node, so with its separator): these keep theirs.
-        originals = {id(x) for x in (*bl, *ol, *tl)}
-        own = {id(e) for e in layout} | {id(e) for e in merged if id(e) not in originals}
-        out = []
-        for i, e in enumerate(merged):
-            style = _comma_style(e.comma, self.texts)
-            if i == len(merged) - 1:
-                want, want_style = last, last_style
-            elif id(e) in own and isinstance(e.comma, cst.Comma) and style != last_style:
-                out.append(e)  # a separator of the layout's own, where its author put it
-                continue
-            else:
-                want, want_style = sep, sep_style
-            if style != want_style:
-                e = e.with_changes(comma=want)
-            out.append(e)
-        return out
