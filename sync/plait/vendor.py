@@ -238,8 +238,9 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
     # The source commit is what people compare; a commit that moved without
     # the files moving (an unrelated commit, a shallow clone) is not news.
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
-    if previous is not None and previous.source == source.name and previous.sources() == sources:
-        commit = previous.source_commit
+    unmoved = previous is not None and previous.source == source.name and previous.sources() == sources
+    if unmoved and previous is not None and previous.source_commit:
+        commit: str | None = previous.source_commit
     else:
         commit = gitops.source_commit(source.root)
     lock = Lock(
