@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-__all__ = ["is_plain_relative"]
+__all__ = ["STORE_DIR", "is_plain_relative"]
+
+# Where plait keeps what it remembers in a workspace (the base store, the
+# sync state), beside the manifest.
+STORE_DIR = ".plait"
 
 
 def is_plain_relative(name: str) -> bool:

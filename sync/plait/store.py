@@ -22,14 +22,17 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table
+from typing import TYPE_CHECKING, Any
 
 from .atomic import WriteBatch
 from .errors import PlaitError
+from .paths import STORE_DIR
+
+if TYPE_CHECKING:
+    # tomlkit is imported where the state is read or written: `plait check`
+    # loads a workspace (and so this module) but never the state.
+    import tomlkit
+    from tomlkit.items import Table
 
 __all__ = [
     "STORE_DIR",
@@ -41,7 +44,6 @@ __all__ = [
     "digest_of",
 ]
 
-STORE_DIR = ".plait"
 
 _STATE_HEADER = """\
 Written by plait; do not edit by hand.  What each copy last synced from:
@@ -85,6 +87,8 @@ class Snapshot:
         return self.commit[:7] if self.commit else f"tree:{self.tree[:10]}"
 
     def to_toml(self) -> Table:
+        import tomlkit
+
         table = tomlkit.table()
         if self.commit:
             table["commit"] = self.commit
@@ -148,6 +152,9 @@ class State:
 
     @classmethod
     def load(cls, path: Path) -> State:
+        import tomlkit
+        from tomlkit.exceptions import TOMLKitError
+
         if not path.exists():
             doc = tomlkit.document()
             for line in _STATE_HEADER.splitlines():
@@ -186,6 +193,9 @@ class State:
         )
 
     def set_record(self, name: str, record: SyncRecord) -> None:
+        import tomlkit
+        from tomlkit.items import Table
+
         # "source" first: a reviewer reads what it synced from, then the hashes.
         ordered = tomlkit.table()
         ordered["source"] = record.source
@@ -213,6 +223,9 @@ class State:
         keeps their objects alive through every prune of the store (a lock
         may live in another repository, out of a sync's sight).
         """
+        import tomlkit
+        from tomlkit.items import Table
+
         table = tomlkit.table()
         table["source"] = source
         for key, value in base.to_toml().items():
@@ -253,6 +266,8 @@ class State:
         return found
 
     def dumps(self) -> str:
+        import tomlkit
+
         return tomlkit.dumps(self.document)
 
 

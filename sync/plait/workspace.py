@@ -2,7 +2,7 @@
 
 The manifest says what exists: the canonical client, the lineages that sync
 from it (or from each other), and the consumers that vendor a copy.  It is
-read and written with tomlkit, so the comments and the order people gave it
+read with tomllib and written with tomlkit, so the comments and the order people gave it
 survive every write.
 
 Every path in it is resolved here, once, and confined: a directory, a file
@@ -14,23 +14,26 @@ anything is read or written.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import shutil
+import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
-from . import gitops
 from .atomic import WriteBatch
 from .errors import PlaitError
 from .lock import LOCK_NAME
-from .paths import is_plain_relative
-from .store import STORE_DIR, Store
-from .transforms import ImportRewrite, rewrite_tree
+from .paths import STORE_DIR, is_plain_relative
+
+if TYPE_CHECKING:
+    import tomlkit
+
+    from .store import Store
+    from .transforms import ImportRewrite
 
 __all__ = [
     "CANONICAL",
@@ -110,6 +113,8 @@ class Lineage(Copy):
 
     def rewrite_from(self, source: Copy) -> ImportRewrite:
         """The transforms that carry *source*'s files into this lineage's namespace."""
+        from .transforms import ImportRewrite
+
         return ImportRewrite.between(
             source.package, self.package, self.files, extra=self.renames, absolute=self.absolute_imports
         )
@@ -119,6 +124,8 @@ class Lineage(Copy):
 
     def carry(self, files: Mapping[str, str], source: Copy) -> dict[str, str]:
         """*files* of *source* as this lineage spells them: transformed and renamed."""
+        from .transforms import rewrite_tree
+
         return rewrite_tree(
             files, package=source.package, rewrite=self.rewrite_from(source), file_map=self.files, label=source.name
         )
@@ -224,10 +231,17 @@ def _relative(name: str, where: str) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=64)
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    # One compiled regex per set of globs: a copy's walk tests every name
+    # against them, and `plait check` walks hundreds of files.
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or r"(?!)")
+
+
 def matches(rel: str, patterns: Iterable[str]) -> bool:
     """Whether *rel* (a relative path) or one of its parts matches a glob of *patterns*."""
-    parts = PurePosixPath(rel).parts
-    return any(fnmatch.fnmatch(rel, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns)
+    glob = _globs(tuple(patterns))
+    return bool(glob.match(rel)) or any(glob.match(part) for part in rel.split("/"))
 
 
 def excluded(rel: str, patterns: Iterable[str]) -> bool:
@@ -254,36 +268,53 @@ def walk_tree(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> 
 
     The one walk behind reading a copy and hashing it (`plait check`), so
     both see the same files.  A symlink that resolves outside *confine* is
-    refused with the path named, before anything is read through it.
+    refused with the path named, before anything is read through it.  A
+    directory is tested against the globs before it is entered, so the
+    name and the path of each level are all a file needs tested against.
     """
-    patterns = tuple(exclude)
     if not top.is_dir():
         raise PlaitError(f"{who}: no such directory", path=str(top))
-    for folder, dirs, names in os.walk(top):
-        base = Path(folder)
-        for entry in [*dirs, *names]:
-            path = base / entry
-            escapes = path.is_symlink() and not path.resolve().is_relative_to(confine)
-            if escapes and not excluded(path.relative_to(top).as_posix(), patterns):
-                raise PlaitError(f"{who}: symlink escapes the workspace (to {path.resolve()})", path=str(path))
-        dirs[:] = sorted(d for d in dirs if not excluded((base / d).relative_to(top).as_posix(), patterns))
-        for entry in sorted(names):
-            path = base / entry
-            rel = path.relative_to(top).as_posix()
-            if not excluded(rel, patterns) and path.is_file():
-                yield rel, path
+    skip = _globs((*_ALWAYS_EXCLUDED, *exclude))
+    yield from _walk(str(top), "", skip, confine, who)
+
+
+def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: str) -> Iterator[tuple[str, Path]]:
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    below: list[tuple[str, str]] = []
+    for entry in entries:
+        rel = prefix + entry.name
+        if skip.match(entry.name) or skip.match(rel):
+            continue
+        if entry.is_symlink():
+            target = Path(entry.path).resolve()
+            if not target.is_relative_to(confine):
+                raise PlaitError(f"{who}: symlink escapes the workspace (to {target})", path=entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            below.append((entry.path, rel + "/"))
+        elif entry.is_file():
+            yield rel, Path(entry.path)
+    for path, deeper in below:
+        yield from _walk(path, deeper, skip, confine, who)
 
 
 class Workspace:
-    """A loaded manifest and everything it declares, with paths resolved and confined."""
+    """A loaded manifest and everything it declares, with paths resolved and confined.
 
-    def __init__(self, manifest: Path, document: tomlkit.TOMLDocument) -> None:
+    The manifest is read with the standard library's tomllib, which is quick
+    to import (`plait check` must start fast); the tomlkit `document`, which
+    keeps comments and order for a write, is parsed only when asked for.
+    """
+
+    def __init__(self, manifest: Path, text: str) -> None:
         self.manifest = manifest
-        self.document = document
+        self.text = text
         self.dir = manifest.parent
-        self.store = Store(self.dir / STORE_DIR)
-        data = document.unwrap()
         where = str(manifest)
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PlaitError(f"the manifest does not parse: {exc}", path=where) from None
         root = data.get("root", ".")
         if not isinstance(root, str):
             raise PlaitError("'root' must be a path", path=where)
@@ -309,10 +340,24 @@ class Workspace:
         """The workspace at *path* (a directory or its manifest), or found by `locate`."""
         manifest = locate(path)
         try:
-            document = tomlkit.parse(manifest.read_text(encoding="utf-8"))
-        except (TOMLKitError, UnicodeDecodeError) as exc:
+            text = manifest.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise PlaitError(f"the manifest does not parse: {exc}", path=str(manifest)) from None
-        return cls(manifest, document)
+        return cls(manifest, text)
+
+    @functools.cached_property
+    def store(self) -> Store:
+        """The base store and sync state, under ``.plait`` beside the manifest."""
+        from .store import Store
+
+        return Store(self.dir / STORE_DIR)
+
+    @functools.cached_property
+    def document(self) -> tomlkit.TOMLDocument:
+        """The manifest as a tomlkit document: edit it, then `stage_manifest` (comments survive)."""
+        import tomlkit
+
+        return tomlkit.parse(self.text)
 
     # -- declarations --------------------------------------------------------
 
@@ -331,7 +376,7 @@ class Workspace:
             if spec.subdir != ".":
                 _relative(spec.subdir, where)
             if spec.is_remote:
-                repo_root = (self.store.root / "clones" / name).resolve()
+                repo_root = (self.dir / STORE_DIR / "clones" / name).resolve()
             else:
                 repo_root = (self.dir / spec.url).resolve()
             root = (repo_root / spec.subdir).resolve()
@@ -526,6 +571,8 @@ class Workspace:
         """
         if copy.git is None or not copy.git.is_remote:
             return
+        from . import gitops
+
         clones = self.store.root / "clones"
         gitops.clone(copy.git.url, clones / copy.name, copy.git.ref)
         ignore = clones / ".gitignore"
@@ -546,6 +593,8 @@ class Workspace:
 
     def stage_manifest(self, batch: WriteBatch) -> None:
         """Add the manifest, as edited in `document`, to *batch* (comments survive)."""
+        import tomlkit
+
         batch.write(self.manifest, tomlkit.dumps(self.document))
 
     def remove_key(self, section: str, name: str, key: str) -> bool:

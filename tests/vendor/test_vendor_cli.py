@@ -196,3 +196,20 @@ def test_check_locks_needs_no_workspace(vendored, tmp_path: Path) -> None:
     (vendored.vendored() / "errors.py").write_text("changed = True\n")
     drift = _run("check", "--locks", str(consumer))
     assert drift.exit_code == 1 and "svc  errors.py  edited" in drift.stdout
+
+
+LOADED = """
+import runpy, sys
+sys.argv = ["plait", "--workspace", sys.argv[1], "check"]
+try:
+    runpy.run_module("plait", run_name="__main__")
+except SystemExit as done:
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & {"libcst", "git", "tomlkit", "rich", "httpx"})
+    print("exit", done.code, "heavy", heavy)
+"""
+
+
+def test_check_in_a_pipe_loads_neither_the_merge_engine_nor_git_nor_rich(vendored) -> None:
+    # What keeps a pre-commit hook quick (benchmarks/check_speed.py measures it).
+    proc = subprocess.run([sys.executable, "-c", LOADED, str(vendored.root)], capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "exit 0 heavy []", proc.stdout + proc.stderr

@@ -70,7 +70,7 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
         for drift in result.drift:
             table.add(result.consumer or result.vendor_dir, drift.file or "-", drift.kind, drift.detail)
     if table.rows:
-        table.render(out.out)
+        out.show(table)
     for result in results:
         out.line(_summary(result), _STYLE[result.state], stderr=result.state == "error")
     if not results:

@@ -55,7 +55,7 @@ def consumers_command(ws: Callable[[], Workspace], out: Output) -> None:
         where = f"{entry['git']}@{entry['ref'] or 'HEAD'}" if entry["git"] else entry["path"]
         table.add(entry["consumer"], entry["source"], where, entry["vendor_dir"], entry["package"])
     if table.rows:
-        table.render(out.out)
+        out.show(table)
     else:
         out.line("the workspace declares no consumer")
     sys.exit(0)

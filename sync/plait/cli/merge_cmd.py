@@ -65,7 +65,7 @@ def summary(result: MergeResult, out: Output) -> None:
         table.add(_SIDE_LABEL[c.side], f"{c.kind} {c.detail}".strip(), c.path, c.note)
     for k in result.conflicts:
         table.add("CONFLICT", k.kind, k.path, k.reason + (f" (line {k.line})" if k.line else ""))
-    table.render(out.err)
+    out.show(table, stderr=True)
 
 
 @click.command()

@@ -130,9 +130,16 @@ class PlainTable:
                 table.add_row(*(c.lines() if isinstance(c, Items) else c for c in cells), style=style)
             console.print(table)
             return
+        for line in self.plain_lines():
+            console.print(Text(line), soft_wrap=True)
+
+    def plain_lines(self) -> list[str]:
+        """The rows as a pipe gets them: one line each, cells in full, two spaces apart."""
+        out: list[str] = []
         for cells, _style in self.rows:
             flat = [c.plain() if isinstance(c, Items) else c for c in cells]
-            console.print(Text("  ".join(c if c else "-" for c in flat)), soft_wrap=True)
+            out.append("  ".join(c if c else "-" for c in flat))
+        return out
 
 
 @dataclass
@@ -152,11 +159,31 @@ class Output:
     def err(self) -> Console:
         return make_console(stderr=True, color=self.color)
 
+    def plain(self, *, stderr: bool = False) -> bool:
+        """Whether the stream gets plain text: it is not a terminal and colour is not forced.
+
+        Plain text needs no rich at all, so a command read by a pipe or CI
+        (`plait check` in a pre-commit hook) does not pay for importing it.
+        """
+        stream = sys.stderr if stderr else sys.stdout
+        return self.color != "always" and not stream.isatty()
+
     def line(self, text: str, style: str | None = None, *, stderr: bool = False) -> None:
         """One line, never wrapped, printed as is (no markup, no highlighting)."""
+        if self.plain(stderr=stderr):
+            print(text, file=sys.stderr if stderr else sys.stdout)
+            return
         from rich.text import Text
 
         (self.err if stderr else self.out).print(Text(text, style=style or ""), soft_wrap=True)
+
+    def show(self, table: PlainTable, *, stderr: bool = False) -> None:
+        """A table: rich in a terminal, one plain line per row otherwise."""
+        if self.plain(stderr=stderr):
+            for line in table.plain_lines():
+                self.line(line, stderr=stderr)
+            return
+        table.render(self.err if stderr else self.out)
 
     def heading(self, text: str) -> None:
         """A section title: bold in a terminal, ``== text ==`` in a pipe."""

@@ -42,7 +42,7 @@ def render_status(rows: list[LineageStatus], out: Output) -> None:
             row.base,
             style=_STYLE.get(row.state),
         )
-    table.render(out.out)
+    out.show(table)
     if terminal:
         for row in rows:
             if row.reason:

@@ -45,7 +45,7 @@ def render_report(report: SyncReport, out: Output) -> None:
             where = f" (line {conflict.line})" if conflict.line else ""
             table.add(plan.name, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red")
     if table.rows:
-        table.render(out.out)
+        out.show(table)
     for plan in report.plans:
         out.line(_headline(plan), _STYLE.get(plan.outcome))
     for name, commit in report.commits.items():

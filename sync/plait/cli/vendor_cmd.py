@@ -41,7 +41,7 @@ def render_vendor_report(report: VendorReport, out: Output) -> None:
                 plan.consumer, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red"
             )
     if table.rows:
-        table.render(out.out)
+        out.show(table)
     for plan in report.plans:
         out.line(_headline(plan), _STYLE.get(plan.outcome))
     for name, commit in report.commits.items():
