@@ -125,7 +125,7 @@ def adopt(
         ws.stage_manifest(batch)
     if not dry_run:
         ws.store.stage_state(batch, state)
-        ws.store.prune(batch, state.referenced())
+        ws.prune_store(batch, state)
         batch.commit()
     return result
 

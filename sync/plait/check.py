@@ -108,6 +108,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
             if lock is None:
                 result.drift.append(Drift("", "unlocked", f"no {LOCK_NAME}: never vendored by plait"))
             else:
+                _bases_stored(ws, lock)
                 on_disk = _on_disk(consumer.vendor_dir, consumer.exclude, consumer.confine, consumer.name)
                 result.drift += _against_lock(lock, on_disk, fix)
                 if consumer.source not in source_hashes:
@@ -147,6 +148,22 @@ def check_locks(roots: Iterable[Path]) -> list[ConsumerCheck]:
                 result.error = str(exc)
             results.append(result)
     return results
+
+
+def _bases_stored(ws: Workspace, lock: Lock) -> None:
+    """Refuse a lock whose bases the store has lost: without them no re-vendor is a 3-way merge.
+
+    Only their presence is looked at (the store checks an object's hash when
+    it is read).  A branch that pruned an object merged with one whose lock
+    still names it is how one goes missing.
+    """
+    for name, digest in sorted(lock.bases().items()):
+        if not ws.store.has(digest):
+            raise PlaitError(
+                f"the store has lost the base of {name} ({digest[:12]}…); restore"
+                f" {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
+                path=str(ws.store.root),
+            )
 
 
 def _on_disk(vendor_dir: Path, exclude: Iterable[str], confine: Path, who: str) -> dict[str, str]:

@@ -49,8 +49,7 @@ _STATE_HEADER = """\
 Written by plait; do not edit by hand.  What each copy last synced from:
 one sha256 per file (the content is in objects/<first 2 hex>/<other 62>)
 and the source commit when git knew it.  `plait adopt` records a first base,
-`plait sync` moves it, `plait sync --continue` / `--abort` end a conflict.
-[consumers.*] keep the bases `plait vendor` stored (each lock names the same)."""
+`plait sync` moves it, `plait sync --continue` / `--abort` end a conflict."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -216,39 +215,12 @@ class State:
         assert isinstance(lineages, Table)
         lineages[name] = ordered
 
-    def set_vendored(self, name: str, source: str, base: Snapshot) -> None:
-        """Record the base consumer *name* was last vendored from.
-
-        The consumer's lock names the same digests; recording them here too
-        keeps their objects alive through every prune of the store (a lock
-        may live in another repository, out of a sync's sight).
-        """
-        import tomlkit
-        from tomlkit.items import Table
-
-        table = tomlkit.table()
-        table["source"] = source
-        for key, value in base.to_toml().items():
-            table[key] = value
-        if "consumers" not in self.document:
-            self.document["consumers"] = tomlkit.table(is_super_table=True)
-        consumers = self.document["consumers"]
-        assert isinstance(consumers, Table)
-        consumers[name] = table
-
-    def vendored(self, name: str) -> Snapshot | None:
-        """The base consumer *name* was last vendored from, as recorded here."""
-        table = self.document.get("consumers", {})
-        data = table.get(name) if isinstance(table, Mapping) else None
-        if not isinstance(data, Mapping):
-            return None
-        return Snapshot.from_toml(data, where=f"{self.path}: [consumers.{name}]")
-
     def referenced(self) -> set[str]:
         """Every object digest the state mentions, wherever it sits.
 
-        Other records (issue 9's vendored bases) may live in their own tables
-        of this file; any sha256 value anywhere keeps its object alive.
+        Any sha256 value anywhere in the file keeps its object alive.  The
+        bases of vendored copies are named by their locks instead
+        (`Workspace.prune_store` keeps those too).
         """
         found: set[str] = set()
 

@@ -580,7 +580,7 @@ def sync(
             _stage_plan(ws, state, plan, batch)
     if batch:
         ws.store.stage_state(batch, state)
-        ws.store.prune(batch, state.referenced())
+        ws.prune_store(batch, state)
         batch.commit()
         report.written = True
     for plan in to_commit:
@@ -700,7 +700,7 @@ def continue_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Res
         results.append(Resolution(lineage.name, True))
     if any(r.done for r in results):
         ws.store.stage_state(batch, state)
-        ws.store.prune(batch, state.referenced())
+        ws.prune_store(batch, state)
         batch.commit()
     return results
 
@@ -722,6 +722,6 @@ def abort_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Resolu
         state.set_record(lineage.name, SyncRecord(record.source, record.base))
         results.append(Resolution(lineage.name, True, restored=restored))
     ws.store.stage_state(batch, state)
-    ws.store.prune(batch, state.referenced())
+    ws.prune_store(batch, state)
     batch.commit()
     return results

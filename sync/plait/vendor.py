@@ -36,7 +36,7 @@ from .atomic import WriteBatch
 from .errors import PlaitError
 from .lock import LOCK_NAME, LocalEdit, Lock, LockedFile, read_lock
 from .merge import DEFAULT_BUDGET, merge3
-from .store import Snapshot, State, digest_of
+from .store import Snapshot, digest_of
 from .sync import (
     FileConflict,
     FilePlan,
@@ -408,11 +408,9 @@ def vendor(
         state = ws.store.state()
         batch = WriteBatch()
         for plan in to_write:
-            _stage(ws, state, plan, batch)
+            _stage(ws, plan, batch)
         ws.store.stage_state(batch, state)
-        keep = _alive(ws, state)
-        if keep is not None:
-            ws.store.prune(batch, keep)
+        ws.prune_store(batch, state)
         batch.commit()
         report.written = True
     for plan in to_commit:
@@ -425,7 +423,7 @@ def vendor(
     return report
 
 
-def _stage(ws: Workspace, state: State, plan: VendorPlan, batch: WriteBatch) -> None:
+def _stage(ws: Workspace, plan: VendorPlan, batch: WriteBatch) -> None:
     assert plan.lock is not None
     consumer = ws.consumers[plan.consumer]
     for f in plan.changed:
@@ -437,24 +435,6 @@ def _stage(ws: Workspace, state: State, plan: VendorPlan, batch: WriteBatch) -> 
     for text in plan.bases.values():
         ws.store.stage(batch, text)
     batch.write(consumer.vendor_dir / LOCK_NAME, plan.lock_text)
-    state.set_vendored(plan.consumer, plan.source, Snapshot(plan.lock.bases(), plan.lock.source_commit))
-
-
-def _alive(ws: Workspace, state: State) -> set[str] | None:
-    """Every store object still needed: the state's, and every readable lock's bases.
-
-    None (prune nothing) when a lock cannot be read: its bases are unknown,
-    and a base pruned by mistake is a 3-way merge lost.
-    """
-    keep = state.referenced()
-    for consumer in ws.consumers.values():
-        try:
-            lock = read_lock(consumer.vendor_dir)
-        except PlaitError:
-            return None
-        if lock is not None:
-            keep.update(lock.bases().values())
-    return keep
 
 
 def _commit(ws: Workspace, plan: VendorPlan) -> str:

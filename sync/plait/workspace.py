@@ -32,7 +32,7 @@ from .paths import STORE_DIR, is_plain_relative
 if TYPE_CHECKING:
     import tomlkit
 
-    from .store import Store
+    from .store import State, Store
     from .transforms import ImportRewrite
 
 __all__ = [
@@ -588,6 +588,32 @@ class Workspace:
         if not resolved.is_relative_to(copy.confine) or not resolved.is_relative_to(top.resolve()):
             raise PlaitError(f"{copy.name}: writing {rel} would leave the workspace (a symlink?)", path=str(path))
         return path
+
+    # -- the store ------------------------------------------------------------
+
+    def prune_store(self, batch: WriteBatch, state: State) -> None:
+        """Remove (via *batch*) every store object nothing needs any more.
+
+        Needed: whatever the sync state names, and every base a vendored
+        directory's lock names.  The locks are read rather than copied into
+        the state, so consumers re-vendored in parallel (a CI matrix) touch
+        no shared file.  When a lock cannot be read (corrupt, or in a remote
+        repository not cloned here) nothing is pruned: a base pruned by
+        mistake is a 3-way merge lost.
+        """
+        from .lock import read_lock
+
+        keep = state.referenced()
+        for consumer in self.consumers.values():
+            if consumer.git is not None and consumer.git.is_remote and not consumer.confine.is_dir():
+                return
+            try:
+                lock = read_lock(consumer.vendor_dir)
+            except PlaitError:
+                return
+            if lock is not None:
+                keep.update(lock.bases().values())
+        self.store.prune(batch, keep)
 
     # -- writing the manifest ------------------------------------------------
 

@@ -213,3 +213,34 @@ def test_check_in_a_pipe_loads_neither_the_merge_engine_nor_git_nor_rich(vendore
     # What keeps a pre-commit hook quick (benchmarks/check_speed.py measures it).
     proc = subprocess.run([sys.executable, "-c", LOADED, str(vendored.root)], capture_output=True, text=True)
     assert proc.stdout.splitlines()[-1] == "exit 0 heavy []", proc.stdout + proc.stderr
+
+
+def _hook_entries() -> dict[str, str]:
+    """id → entry of each hook in .pre-commit-hooks.yaml (a flat list of mappings)."""
+    hooks: dict[str, str] = {}
+    current = ""
+    for line in (Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text().splitlines():
+        key, _, value = line.strip().removeprefix("- ").partition(": ")
+        if key == "id":
+            current = value
+        elif key == "entry":
+            hooks[current] = value
+    return hooks
+
+
+def test_the_pre_commit_hooks_pass_a_clean_commit_and_stop_one_with_a_hand_edit(vendored) -> None:
+    entries = _hook_entries()
+    assert set(entries) == {"plait-check", "plait-check-locks"}
+    plait = [sys.executable, "-m", "plait"]
+    env = {**os.environ, "PLAIT_WORKSPACE": ""}  # a hook runs from the repository's root
+
+    def run(entry: str) -> subprocess.CompletedProcess[str]:
+        argv = plait + entry.split()[1:]
+        return subprocess.run(argv, cwd=vendored.root, capture_output=True, text=True, env=env)
+
+    assert [run(entry).returncode for entry in entries.values()] == [0, 0]
+    vendored.edit_vendored("client.py", "timeout = 5", "timeout = 6")
+    for entry in entries.values():
+        stopped = run(entry)
+        assert stopped.returncode == 1
+        assert "svc  client.py  edited" in stopped.stdout

@@ -331,3 +331,43 @@ def test_check_names_a_lock_behind_its_source(scenario) -> None:
     assert set(behind) == {"client.py", "new.py"}
     assert behind["client.py"].startswith("changed in canonical since it was vendored from canonical@")
     assert behind["client.py"].endswith("run `plait vendor svc`")
+
+
+def test_check_refuses_a_lock_whose_base_the_store_lost(scenario) -> None:
+    _vendored_once(scenario)
+    lock = read_lock(scenario.vendored())
+    assert lock is not None
+    store = scenario.ws().store
+    store.path_of(lock.files["client.py"].base).unlink()
+
+    (result,) = check(scenario.ws(), ["svc"])
+
+    assert result.state == "error" and "the store has lost the base of client.py" in result.error
+    assert check_exit([result]) == 2
+    assert vendor(scenario.ws(), ["svc"]).exit_code == 2
+
+
+def test_nothing_is_pruned_while_a_consumers_lock_cannot_be_read(scenario) -> None:
+    from plait.atomic import WriteBatch
+
+    _vendored_once(scenario)
+    manifest = (scenario.root / "lineages.toml").read_text() + (
+        '\n[consumers.far]\ngit = "https://git.invalid/far.git"\nvendor_dir = "far/_vendor/corelib"\n'
+        'package = "far._vendor.corelib"\n'
+    )
+    (scenario.root / "lineages.toml").write_text(manifest)
+    ws = scenario.ws()
+    orphan = ws.store.path_of(digest_of("nobody names this\n"))
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    orphan.write_text("nobody names this\n")
+
+    batch = WriteBatch()
+    ws.prune_store(batch, ws.store.state())
+    assert not batch, "far's lock is in a repository not cloned here: its bases are unknown"
+
+    manifest = manifest[: manifest.index("\n[consumers.far]")]
+    (scenario.root / "lineages.toml").write_text(manifest)
+    ws = scenario.ws()
+    batch = WriteBatch()
+    ws.prune_store(batch, ws.store.state())
+    assert list(batch.removes) == [orphan]
