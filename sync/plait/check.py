@@ -104,6 +104,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
         result = ConsumerCheck(consumer.name, str(consumer.vendor_dir), consumer.source)
         fix = f"plait vendor {consumer.name}"
         try:
+            ws.checkout(consumer)  # a consumer in a remote repository is cloned once, as vendor does
             lock = read_lock(consumer.vendor_dir)
             if lock is None:
                 result.drift.append(Drift("", "unlocked", f"no {LOCK_NAME}: never vendored by plait"))
