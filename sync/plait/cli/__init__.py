@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "diff": ("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
     "adopt": ("adopt_cmd", "adopt_command", "Record the base a never-synced lineage forked from."),
     "probe": ("probe_cmd", "probe", "Embed one text through the client: is embedding degraded, and why?"),
+    "conform": ("conform_cmd", "conform_command", "Run the conformance scenarios in every copy, against real servers."),
     "demo": ("demo_cmd", "demo", "Show status, sync and diff on a temporary copy of the workspace."),
 }
 
