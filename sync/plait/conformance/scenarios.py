@@ -73,9 +73,9 @@ class Settings:
     guard: float = 6.0
     width: int = 8
     max_response_bytes: int = 1024 * 1024
-    slow_seconds: float = 3.0
+    slow_seconds: float = 2.5
     drip_interval: float = 0.05
-    drip_seconds: float = 3.0
+    drip_seconds: float = 2.5
     oversize_bytes: int = 2 * 1024 * 1024
     bomb_bytes: int = 16 * 1024 * 1024
 

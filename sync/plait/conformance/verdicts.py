@@ -155,6 +155,16 @@ class _Judge:
 
     # -- advisories ------------------------------------------------------------
 
+    def severity(self, prefix: str, word: Any, canon: Mapping[str, Any] | None, want: Any) -> None:
+        """One message for a severity that differs, saying when it is not a contract word at all."""
+        note = "" if word in SEVERITY_WORDS else f" (not one of the contract's words: {', '.join(SEVERITY_WORDS)})"
+        if canon is not None and word != canon.get("severity"):
+            self.say(f"{prefix}severity={_show(word)}, canonical says {_show(canon.get('severity'))}{note}")
+        elif want is not None and word != want:
+            self.say(f"{prefix}severity={_show(word)}, expected {_show(want)}{note}")
+        elif note:
+            self.say(f"{prefix}severity={_show(word)}{note}")
+
     def advisories(self, observed: Mapping[str, Any], canonical: Mapping[str, Any] | None) -> None:
         got = observed.get("advisories", [])
         canon_all = (canonical or {}).get("advisories")
@@ -175,11 +185,8 @@ class _Judge:
             if want is None and not has_canon:
                 self.say(f"{prefix}severity={mine.get('severity')}, expected none")
                 continue
-            if mine.get("severity") not in SEVERITY_WORDS:
-                self.say(
-                    f"{prefix}severity={mine.get('severity')!r} is not a contract word ({', '.join(SEVERITY_WORDS)})"
-                )
-            for name in ("severity", "reason", "degraded"):
+            self.severity(prefix, mine.get("severity"), canon, (want or {}).get("severity"))
+            for name in ("reason", "degraded"):
                 self.field(
                     prefix,
                     name,
