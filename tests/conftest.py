@@ -24,7 +24,6 @@ import pytest
 #                         (.unix_path); URLs are http://localhost/<behaviour>.
 #   closed_url            an http URL on 127.0.0.1 where connecting is refused.
 # ---------------------------------------------------------------------------
-
 from plait.conformance.servers import EmbeddingServer, closed_port  # noqa: E402
 
 

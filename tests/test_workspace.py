@@ -36,8 +36,16 @@ def test_demo_consumer_vendors_the_canonical_client_unchanged() -> None:
     canonical = (WORKSPACE / m["canonical"]["path"]).resolve()
     consumer = m["consumers"]["cpersona"]
     vendored = WORKSPACE / consumer["path"] / consumer["vendor_dir"] / consumer["package"]
-    want = {p.relative_to(canonical): p.read_bytes() for p in canonical.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-    have = {p.relative_to(vendored): p.read_bytes() for p in vendored.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    want = {
+        p.relative_to(canonical): p.read_bytes()
+        for p in canonical.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    have = {
+        p.relative_to(vendored): p.read_bytes()
+        for p in vendored.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert sorted(have) == sorted(want)
     drifted = [str(rel) for rel in want if have[rel] != want[rel]]
     assert not drifted, f"vendored copy drifted from the canonical client: {drifted}"

@@ -52,11 +52,7 @@ class Case:
 
 
 def case_names() -> list[str]:
-    return sorted(
-        p.name
-        for p in CASES_DIR.iterdir()
-        if p.is_dir() and not p.name.startswith((".", "_"))
-    )
+    return sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
 def load_case(name: str) -> Case:

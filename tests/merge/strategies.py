@@ -23,7 +23,6 @@ import ast
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 from hypothesis import strategies as st
 
@@ -64,7 +63,7 @@ class Return:
         return [f"{ind}return {self.value}"]
 
 
-Simple = Union[Assign, CallStmt, Return]
+Simple = Assign | CallStmt | Return
 
 
 @dataclass
@@ -107,7 +106,7 @@ class Try:
         return out
 
 
-Stmt = Union[Assign, CallStmt, Return, Dispatch, Try]
+Stmt = Assign | CallStmt | Return | Dispatch | Try
 
 
 def _render_body(body: list, ind: str) -> list[str]:
@@ -177,7 +176,7 @@ class ImportFrom:
         return [f"from {self.module} import {', '.join(self.names)}"]
 
 
-Member = Union[Func, Class]
+Member = Func | Class
 
 
 @dataclass
@@ -234,7 +233,16 @@ def walk_stmts(body: list) -> Iterator[Stmt]:
 # Generating a base module
 # ---------------------------------------------------------------------------
 
-EXC_TYPES = ["KeyError", "ValueError", "OSError", "TypeError", "LookupError", "RuntimeError", "IndexError", "ZeroDivisionError"]
+EXC_TYPES = [
+    "KeyError",
+    "ValueError",
+    "OSError",
+    "TypeError",
+    "LookupError",
+    "RuntimeError",
+    "IndexError",
+    "ZeroDivisionError",
+]
 
 
 class Names:
@@ -313,7 +321,9 @@ def modules(draw) -> Module:
     names = Names("b")
     imports = [
         ImportFrom(mod, [names("name") for _ in range(draw(st.integers(1, 3)))], draw(st.booleans()))
-        for mod in draw(st.lists(st.sampled_from(["os", "sys", "json", "collections"]), min_size=0, max_size=2, unique=True))
+        for mod in draw(
+            st.lists(st.sampled_from(["os", "sys", "json", "collections"]), min_size=0, max_size=2, unique=True)
+        )
     ]
     all_ = [names("pub") for _ in range(draw(st.integers(0, 2)))]
     consts = [
@@ -386,7 +396,9 @@ def _body_lists(body: list) -> Iterator[list]:
                 yield h.body
 
 
-def apply_edit(draw, model: Module, names: Names, record: Record, kind: str, exclude: frozenset[str] = frozenset()) -> bool:
+def apply_edit(
+    draw, model: Module, names: Names, record: Record, kind: str, exclude: frozenset[str] = frozenset()
+) -> bool:
     """Apply one edit of `kind` in place; False if the model offers no place for it.
 
     `exclude`: qualnames this edit must not touch (delete or edit inside).
@@ -524,7 +536,15 @@ class Side:
 
 
 @st.composite
-def edited(draw, base: Module, side: str, min_edits: int = 1, max_edits: int = 3, exclude: frozenset[str] = frozenset(), kinds: tuple[str, ...] = EDIT_KINDS) -> Side:
+def edited(
+    draw,
+    base: Module,
+    side: str,
+    min_edits: int = 1,
+    max_edits: int = 3,
+    exclude: frozenset[str] = frozenset(),
+    kinds: tuple[str, ...] = EDIT_KINDS,
+) -> Side:
     """`base` with 1..3 random model-level edits by `side` ("o" or "t")."""
     model = copy.deepcopy(base)
     names = Names(side)
@@ -540,10 +560,7 @@ def edited(draw, base: Module, side: str, min_edits: int = 1, max_edits: int = 3
 
 
 def _gone(item: Added, deleted: set[str]) -> bool:
-    for q in deleted:
-        if item.path == q or item.path.startswith(q + "."):
-            return True
-    return False
+    return any(item.path == q or item.path.startswith(q + ".") for q in deleted)
 
 
 # ---------------------------------------------------------------------------
@@ -605,7 +622,10 @@ def present(tree: ast.Module, item: Added) -> bool:
     if item.kind == "kwarg":
         callee, kw = item.key
         return any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == callee and any(k.arg == kw for k in n.keywords)
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id == callee
+            and any(k.arg == kw for k in n.keywords)
             for n in inside
         )
     if item.kind == "except":

@@ -7,7 +7,6 @@ X = T); and the same inputs always give the same bytes.
 from __future__ import annotations
 
 import pytest
-
 from merge_corpus import case_names, load_case
 
 CASES = case_names()

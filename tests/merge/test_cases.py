@@ -10,7 +10,6 @@ import ast
 import difflib
 
 import pytest
-
 from merge_corpus import TOML_KEYS, case_names, change_matches, load_case
 
 CASES = case_names()
@@ -62,8 +61,8 @@ def test_case(name, merge3):
     case = load_case(name)
     result = merge3(case.base, case.ours, case.theirs)
 
-    assert result.text == case.expected, (
-        f"merged text differs from {name}/Expected.py:\n" + _diff(case.expected, result.text)
+    assert result.text == case.expected, f"merged text differs from {name}/Expected.py:\n" + _diff(
+        case.expected, result.text
     )
     conflicts = [c.describe() for c in result.conflicts]
     assert result.clean == case.clean, f"clean={result.clean}, conflicts: {conflicts}"

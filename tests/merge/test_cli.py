@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 
 from plait.cli import cli
-
 
 BASE = '''"""A module."""
 
@@ -30,14 +30,20 @@ class Client:
 '''
 
 # Ours and theirs each add a method at the same place: git alone would conflict.
-OURS = BASE + '''
+OURS = (
+    BASE
+    + """
     def ours_method(self):
         return "ours"
-'''
-THEIRS = BASE + '''
+"""
+)
+THEIRS = (
+    BASE
+    + """
     def theirs_method(self):
         return "theirs"
-'''
+"""
+)
 
 # Both sides change one statement differently: a real conflict in Client.embed.
 OURS_CONFLICT = BASE.replace("limit = 10", "limit = 'ours'")
@@ -129,8 +135,12 @@ def test_json_summary_of_a_clean_merge(files):
     assert data["clean"] is True
     assert data["conflicts"] == []
     summaries = [c["summary"] for c in data["changes"]]
-    assert any(c["side"] == "ours" and c["kind"] == "added" and c["path"] == "Client.ours_method" for c in data["changes"]), summaries
-    assert any(c["side"] == "theirs" and c["kind"] == "added" and c["path"] == "Client.theirs_method" for c in data["changes"]), summaries
+    assert any(
+        c["side"] == "ours" and c["kind"] == "added" and c["path"] == "Client.ours_method" for c in data["changes"]
+    ), summaries
+    assert any(
+        c["side"] == "theirs" and c["kind"] == "added" and c["path"] == "Client.theirs_method" for c in data["changes"]
+    ), summaries
 
 
 def test_json_with_print_includes_the_text(files):
@@ -178,7 +188,9 @@ def test_json_summary_of_a_conflict(files, tmp_path):
 
 def test_delete_vs_modify_conflict(files):
     ours_text = BASE.replace("limit = 10", "limit = 20")
-    theirs_text = BASE.replace("\n\nclass Client:\n    def embed(self, text):\n        limit = 10\n        return [text[:limit]]\n", "\n")
+    theirs_text = BASE.replace(
+        "\n\nclass Client:\n    def embed(self, text):\n        limit = 10\n        return [text[:limit]]\n", "\n"
+    )
     assert theirs_text != BASE
     base, ours, theirs = files(BASE, ours_text, theirs_text)
     result = run(base, ours, theirs)
@@ -204,7 +216,7 @@ def test_budget_exhausted_falls_back_to_a_line_merge_with_exit_1(files):
 
 @pytest.mark.parametrize("which", ["base", "ours", "theirs"])
 def test_missing_file_exits_2_and_writes_nothing(files, tmp_path, which):
-    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS)))
+    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS), strict=False))
     paths[which] = tmp_path / "missing.py"
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     result = run(paths["base"], paths["ours"], paths["theirs"])
@@ -215,7 +227,7 @@ def test_missing_file_exits_2_and_writes_nothing(files, tmp_path, which):
 
 @pytest.mark.parametrize("which", ["base", "ours", "theirs"])
 def test_directory_argument_exits_2_and_writes_nothing(files, tmp_path, which):
-    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS)))
+    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS), strict=False))
     (tmp_path / "adir").mkdir()
     paths[which] = tmp_path / "adir"
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
@@ -385,24 +397,18 @@ def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_pa
     assert ours.read_bytes() == OURS.encode()
 
 
-def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path, monkeypatch):
+def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path):
     base, ours, theirs = files(BASE, OURS, THEIRS)
     # A bug outside the engine's own guard (which degrades to a line merge): in reading input.
-    proc = subprocess.run(
-        [sys.executable, "-c", "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
-         "merge", str(base), str(ours), str(theirs)],
-        capture_output=True, text=True,
-    )
+    broken = "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
+    argv = [sys.executable, "-c", broken, "merge", str(base), str(ours), str(theirs)]
+    proc = subprocess.run(argv, capture_output=True, text=True)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error (ZeroDivisionError" in lines[0] and "please report" in lines[0]
     assert "Traceback" not in proc.stderr
     assert ours.read_bytes() == OURS.encode()
-    debug = subprocess.run(
-        [sys.executable, "-c", "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()",
-         "merge", str(base), str(ours), str(theirs)],
-        capture_output=True, text=True, env={**__import__("os").environ, "PLAIT_DEBUG": "1"},
-    )
+    debug = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PLAIT_DEBUG": "1"})
     assert "Traceback" in debug.stderr and debug.returncode == 2
 
 
@@ -419,7 +425,9 @@ def test_marker_size_and_labels_reach_both_the_structured_and_the_line_path(file
     assert "\n=========\n" in result.stdout and ">>>>>>>>> topic\n" in result.stdout
     # An unparsable input takes the line path: git merge-file gets the same markers.
     broken = BASE + "def broken(:\n"
-    base, ours, theirs = files(broken, broken.replace("limit = 10", "limit = 1"), broken.replace("limit = 10", "limit = 2"))
+    base, ours, theirs = files(
+        broken, broken.replace("limit = 10", "limit = 1"), broken.replace("limit = 10", "limit = 2")
+    )
     result = run(base, ours, theirs, "-p", "-L", "9", "-X", "HEAD", "-Y", "topic")
     assert result.exit_code == 1
     assert "<<<<<<<<< HEAD\n" in result.stdout and ">>>>>>>>> topic\n" in result.stdout
@@ -428,10 +436,12 @@ def test_marker_size_and_labels_reach_both_the_structured_and_the_line_path(file
 def test_a_piped_summary_prints_one_grepable_line_per_row_with_full_node_paths(files, tmp_path):
     long_class = "EmbeddingClientWithAVeryLongNameThatATableWouldFold"
     base_text = BASE.replace("class Client", f"class {long_class}")
-    base, ours, theirs = files(base_text, base_text + OURS[len(BASE):], base_text + THEIRS[len(BASE):])
+    base, ours, theirs = files(base_text, base_text + OURS[len(BASE) :], base_text + THEIRS[len(BASE) :])
     proc = subprocess.run(
         [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)],
-        capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "40"},
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
     )
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stderr.splitlines() if f"{long_class}.theirs_method" in line]
@@ -444,7 +454,7 @@ def test_a_piped_summary_prints_one_grepable_line_per_row_with_full_node_paths(f
 def test_color_always_styles_even_a_pipe_and_never_or_no_color_never_does(files):
     base, ours, theirs = files(BASE, OURS_CONFLICT, THEIRS_CONFLICT)
     argv = [sys.executable, "-m", "plait", "merge", "--summary", "-p", str(base), str(ours), str(theirs)]
-    env = {k: v for k, v in __import__("os").environ.items() if k != "NO_COLOR"}
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     always = subprocess.run([*argv, "--color", "always"], capture_output=True, text=True, env=env)
     assert "\x1b[" in always.stderr
     for extra, more_env in ((["--color", "never"], {}), ([], {"NO_COLOR": "1"}), ([], {})):

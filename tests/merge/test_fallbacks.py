@@ -7,14 +7,14 @@ import pytest
 from plait.errors import UnparsableSource
 from plait.merge import merge3
 
-BASE = '''def f(a):
+BASE = """def f(a):
     x = 1
     return x
 
 
 def g():
     return 2
-'''
+"""
 # Both sides insert a different statement at the same spot: git's line merge
 # conflicts there, so only the structured path can merge this cleanly.
 OURS = BASE.replace("    x = 1\n", "    x = 1\n    log(a)\n")
@@ -101,7 +101,9 @@ def test_deeply_nested_real_code_merges_structurally(body: str) -> None:
     base, ours, theirs = _with_edits(body)
     result = merge3(base, ours, theirs)
     assert result.clean and result.strategy == "structured"
-    assert "import sys" in result.text and "return 3" in result.text and "def h" in result.text and "def k" in result.text
+    assert (
+        "import sys" in result.text and "return 3" in result.text and "def h" in result.text and "def k" in result.text
+    )
 
 
 def test_nesting_past_what_libcst_survives_is_a_line_merge_with_a_note() -> None:

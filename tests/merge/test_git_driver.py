@@ -28,15 +28,15 @@ class Client:
         return [text]
 '''
 
-MAIN_METHOD = '''
+MAIN_METHOD = """
     def close(self):
         return None
-'''
+"""
 
-FEATURE_METHOD = '''
+FEATURE_METHOD = """
     def health(self):
         return "ok"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +51,7 @@ def _isolated_git(monkeypatch, tmp_path):
 def _driver_command() -> str:
     # The interpreter running the tests has plait installed; it is also the
     # one `plait` would run, without depending on a shim on PATH.
-    return f"{shlex.quote(sys.executable)} -m plait merge %O %A %B"
+    return f"{shlex.quote(sys.executable)} -m plait merge %O %A %B -L %L -P %P"
 
 
 def _repo(path: Path, driver: bool) -> git.Repo:
@@ -139,3 +139,21 @@ def test_driver_reports_a_real_conflict_with_plait_markers(tmp_path):
     assert merged.index("def close") < merged.index("def health")
     # git records the path as unmerged.
     assert "client.py" in repo.index.unmerged_blobs()
+    # -P: plait names the repository path, not git's temporary file.
+    assert "CONFLICT client.py: Client.__init__" in str(info.value)
+
+
+def test_driver_honours_gits_conflict_marker_size(tmp_path):
+    """git passes `conflict-marker-size` from .gitattributes as %L; plait's markers follow it."""
+    repo = _repo(tmp_path, driver=True)
+    (tmp_path / "repo" / ".gitattributes").write_text("*.py merge=plait conflict-marker-size=11\n")
+    repo.index.add([".gitattributes"])
+    repo.index.commit("longer markers")
+    ours = BASE.replace("self.limit = 10", "self.limit = 20")
+    theirs = BASE.replace("self.limit = 10", "self.limit = 30")
+    _branch_and_edit(repo, ours, theirs)
+    with pytest.raises(git.GitCommandError):
+        repo.git.merge("feature", "--no-edit")
+    lines = (tmp_path / "repo" / "client.py").read_text().splitlines()
+    assert "<" * 11 + " ours" in lines and ">" * 11 + " theirs" in lines and "=" * 11 in lines
+    assert "<<<<<<< ours" not in lines

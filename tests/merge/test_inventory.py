@@ -15,7 +15,7 @@ def inv(src: str):
     return take_inventory(ast.parse(src), src)
 
 
-BASE = '''class A:
+BASE = """class A:
     def f(self, m):
         if m == "x":
             return 1
@@ -24,37 +24,37 @@ class B:
     def f(self, m):
         if m == "x":
             return 1
-'''
-OURS = BASE.replace('''class B:''', '''class B:''').replace(
-    '''class A:
+"""
+OURS = BASE.replace("""class B:""", """class B:""").replace(
+    """class A:
     def f(self, m):
         if m == "x":
             return 1
-''',
-    '''class A:
+""",
+    """class A:
     def f(self, m):
         if m == "x":
             return 1
         elif m == "y":
             return 2
-''',
+""",
 )
 
 
 def test_an_addition_that_landed_in_another_class_is_misplaced_not_moved() -> None:
     wrong = BASE.replace(
-        '''class B:
+        """class B:
     def f(self, m):
         if m == "x":
             return 1
-''',
-        '''class B:
+""",
+        """class B:
     def f(self, m):
         if m == "x":
             return 1
         elif m == "y":
             return 2
-''',
+""",
     )
     _changes, lost = summarize(inv(BASE), inv(OURS), inv(BASE), inv(wrong))
     assert [(c.kind, c.path) for c in lost] == [("misplaced", "A.f")]
@@ -65,14 +65,17 @@ def test_an_addition_missing_from_the_result_is_lost() -> None:
     _changes, lost = summarize(inv(BASE), inv(OURS), inv(BASE), inv(BASE))
     # The branch, and the statement inside it, both named at their definition.
     assert {(c.kind, c.path) for c in lost} == {("lost", "A.f")}
-    assert any("branch m == \"y\"" in c.reason for c in lost)
+    assert any('branch m == "y"' in c.reason for c in lost)
     assert any("`return 2`" in c.reason for c in lost)
 
 
 def test_a_statement_moved_into_a_helper_must_arrive() -> None:
     """The extract-helper loss: one side moves statements into a new def, the result keeps the def but not them."""
     base = "def f(items):\n    total = sum(items)\n    log(total)\n    return total\n"
-    theirs = "def _log(items):\n    total = sum(items)\n    log(total)\n\n\ndef f(items):\n    _log(items)\n    return sum(items)\n"
+    theirs = (
+        "def _log(items):\n    total = sum(items)\n    log(total)\n\n\n"
+        "def f(items):\n    _log(items)\n    return sum(items)\n"
+    )
     hollow = "def _log(items):\n    pass\n\n\ndef f(items):\n    _log(items)\n    return sum(items)\n"
     _changes, lost = summarize(inv(base), inv(base), inv(theirs), inv(hollow))
     assert [c.kind for c in lost] == ["lost", "lost"]
@@ -81,7 +84,7 @@ def test_a_statement_moved_into_a_helper_must_arrive() -> None:
 
 def test_a_cosmetic_edit_need_not_survive_the_other_sides_deletion() -> None:
     base = "x = 1\nprint('a')\n"
-    ours = "x = 1\nprint(\"a\")  # loud\n"
+    ours = 'x = 1\nprint("a")  # loud\n'
     theirs = "x = 1\n"
     _changes, lost = summarize(inv(base), inv(ours), inv(theirs), inv(theirs))
     assert lost == []

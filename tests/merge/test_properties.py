@@ -15,8 +15,6 @@ import os
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from plait.merge import merge3
 from strategies import (
     EDIT_KINDS,
     CallStmt,
@@ -38,10 +36,19 @@ from strategies import (
     walk_stmts,
 )
 
+from plait.merge import merge3
+
 # A merge costs a git merge-file run plus ast and libcst parses of three
 # modules, a few hundred ms on a slow core, so these counts keep the whole file
 # under a minute on two slow cores.  PLAIT_PROPERTY_SCALE=10 for a deeper run.
 SCALE = float(os.environ.get("PLAIT_PROPERTY_SCALE", "1"))
+
+
+def _sides(base: str, ours: str, theirs: str, result: object) -> str:
+    """The inputs and the merge, for an assertion message."""
+    text = getattr(result, "text", "")
+    conflicts = getattr(result, "conflicts", [])
+    return f"\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{text}\n{conflicts}"
 
 
 def examples(n: int, **kw) -> settings:
@@ -179,7 +186,7 @@ def delete_vs_modify(draw):
     """A base, a member, a side that deletes it and a side that modifies it."""
     base = draw(modules())
     candidates = []
-    for q, f in base.funcs():
+    for q, _f in base.funcs():
         if "." in q:
             cls = next(c for c in base.classes() if c.name == q.split(".")[0])
             if len(cls.methods) < 2:
@@ -196,7 +203,9 @@ def delete_vs_modify(draw):
     names = Names("m")
     rec = Record()
     # Keep only the target function in play so the modification lands inside it.
-    others = frozenset(q for q, _ in base.funcs() if q != target) | frozenset(c.name for c in base.classes() if not target.startswith(c.name + "."))
+    others = frozenset(q for q, _ in base.funcs() if q != target) | frozenset(
+        c.name for c in base.classes() if not target.startswith(c.name + ".")
+    )
     for kind in draw(st.permutations(MODIFY_KINDS)):
         if apply_edit(draw, modifier, names, rec, kind, exclude=others):
             break
@@ -214,7 +223,7 @@ def test_law5_delete_vs_modify_conflicts(data, deleter_is_ours):
     base, deleter, modifier, target = data
     ours, theirs = (deleter, modifier) if deleter_is_ours else (modifier, deleter)
     result = merge3(base, ours, theirs)
-    why = f"\n--- target {target}\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
+    why = f"\n--- target {target}" + _sides(base, ours, theirs, result)
     assert not result.clean, "delete vs modify merged silently" + why
     assert any(c.kind == "delete/modify" and c.path == target for c in result.conflicts), why
 
@@ -295,7 +304,9 @@ def test_law5_same_name_identical_bodies_same_place_kept_once(data):
     result = merge3(base, ours, theirs)
     why = _why(base, ours, theirs, result, qual)
     assert result.clean, why
-    assert len(defs_by_qualname(ast.parse(result.text)).get(qual, [])) == 1, f"{qual} should be defined exactly once" + why
+    assert len(defs_by_qualname(ast.parse(result.text)).get(qual, [])) == 1, (
+        f"{qual} should be defined exactly once" + why
+    )
 
 
 # The smallest input hypothesis found for a bug since fixed: one side adds
@@ -318,7 +329,9 @@ def test_law5_same_name_identical_bodies_kept_once(data):
     result = merge3(base, ours, theirs)
     why = _why(base, ours, theirs, result, qual)
     assert result.clean, why
-    assert len(defs_by_qualname(ast.parse(result.text)).get(qual, [])) == 1, f"{qual} should be defined exactly once" + why
+    assert len(defs_by_qualname(ast.parse(result.text)).get(qual, [])) == 1, (
+        f"{qual} should be defined exactly once" + why
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -358,7 +371,9 @@ def same_place_members(draw):
 def test_law7_same_place_members_ours_first(data):
     base, ours, theirs, name_o, name_t = data
     result = merge3(base, ours, theirs)
-    why = f"\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
+    why = (
+        f"\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
+    )
     assert result.clean, why
     assert _line_of(result.text, f"def {name_o}(") < _line_of(result.text, f"def {name_t}("), why
 
@@ -399,6 +414,7 @@ def same_place_elements(draw):
         t.all_.insert(at, "pub_t")
         needles = ('"pub_o"', '"pub_t"')
     else:
+
         def sites(model):
             out = []
             for _, f in model.funcs():
@@ -439,7 +455,7 @@ def test_law7_same_place_elements_ours_first(data):
     """Commutative collections take ours then theirs (or stay sorted, which keeps *_o before *_t); lists conflict."""
     kind, base, ours, theirs, (n_o, n_t) = data
     result = merge3(base, ours, theirs)
-    why = f"\n--- {kind}\n--- base:\n{base}\n--- ours:\n{ours}\n--- theirs:\n{theirs}\n--- result:\n{result.text}\n{result.conflicts}"
+    why = f"\n--- {kind}" + _sides(base, ours, theirs, result)
     if kind == "entry-list":
         # A list literal is ordered: two insertions at one point have no right order (diff3).
         assert [c.kind for c in result.conflicts] == ["modify/modify"], why

@@ -1,14 +1,18 @@
 """The bundled workspace is a real one: its lineages sync cleanly from the canonical client.
 
 Everything that writes works on a copy (`copy_workspace`), so the repository
-stays as committed: upstream as of the canonical client's b1ce895, the
-sibling forked from an older upstream.
+stays as committed: upstream as of the canonical client's 3946f31 (the
+first hardening step, which brought the call tracing), the
+sibling forked from an older upstream ("v0", kept only in the store) that
+already traced each call (`_request(payload, count, call)`) but had no
+`embed_with_outcome()`, `outcome.py` or `health.py` yet.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,22 +26,6 @@ from plait.sync import sync
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
-
-# Since the client hardening landed (main f4a8437) the sibling's sync is not
-# clean, for two reasons in the merge engine (reproducers handed to its owner):
-# 1. the canonical rewords the `timeout:` lines of the EmbeddingClient
-#    docstring and the sibling appends `uds_path:` lines to it; the
-#    structured merge treats the docstring as one leaf and conflicts, where a
-#    line merge of the docstring is clean;
-# 2. the sibling's `_embed_via_uds` calls `self._request(payload, count)`, and
-#    the canonical gave `_request` a third required parameter: a textually
-#    clean merge that fails at run time, which no conflict names yet.
-# These tests state what the sync must give; they fail loudly (strict) once
-# the engine makes it true, so the marker comes off with the fix.
-SIBLING_NOT_CLEAN = pytest.mark.xfail(
-    strict=True,
-    reason="engine: docstring edited on both sides conflicts whole; a changed callee signature is not a conflict",
-)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +57,6 @@ def test_upstream_takes_the_client_hardening_cleanly_and_keeps_its_own_addition(
     }, "after the sync upstream is the canonical client plus its own addition, nothing else"
 
 
-@SIBLING_NOT_CLEAN
 def test_the_bundled_sync_is_clean_and_a_second_one_changes_nothing(synced) -> None:
     copy, report = synced
     assert report.exit_code == 0, [(p.name, p.outcome, p.reason, p.conflicts) for p in report.plans]
@@ -78,7 +65,6 @@ def test_the_bundled_sync_is_clean_and_a_second_one_changes_nothing(synced) -> N
     assert [p.outcome for p in again.plans] == ["up-to-date", "up-to-date"]
 
 
-@SIBLING_NOT_CLEAN
 def test_the_sibling_gains_embed_with_outcome_and_keeps_its_uds_transport_and_wider_except_inside_it(synced) -> None:
     copy, _ = synced
     sibling = copy.lineages["sibling"].root
@@ -88,26 +74,39 @@ def test_the_sibling_gains_embed_with_outcome_and_keeps_its_uds_transport_and_wi
     tests = [ast.unparse(n.test) for n in ast.walk(method) if isinstance(n, ast.If)]
     assert "self.mode == 'uds'" in tests
     caught = [ast.unparse(h.type) for n in ast.walk(method) if isinstance(n, ast.Try) for h in n.handlers if h.type]
-    assert "(httpx.TimeoutException, TimeoutError)" in caught
+    # The canonical's own `except TimeoutError` (the deadline) stays first, so
+    # the sibling's wider catch still takes every other OSError.
+    assert caught.index("TimeoutError") < caught.index("(httpx.TimeoutException, OSError)")
     wrapper = _method(source, "EmbeddingClient", "embed")
     assert not any(isinstance(n, ast.Try) for n in ast.walk(wrapper)), "embed() became the thin wrapper"
     assert _method(source, "EmbeddingClient", "_embed_via_uds")
 
 
-@pytest.mark.parametrize("lineage", ["upstream", pytest.param("sibling", marks=SIBLING_NOT_CLEAN)])
-def test_every_lineage_imports_and_passes_its_own_tests_after_the_sync(synced, lineage: str) -> None:
-    copy, _ = synced
-    tests = copy.lineages[lineage].tests
+def _run_own_tests(ws: Workspace, lineage: str) -> None:
+    tests = ws.lineages[lineage].tests
     assert tests is not None
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
         capture_output=True,
         text=True,
         cwd=tests.parent,
+        # The lineage as committed runs in the repository, which must stay as it is.
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " passed" in proc.stdout
+
+
+@pytest.mark.parametrize("lineage", ["upstream", "sibling"])
+def test_every_lineage_passes_its_own_tests_as_committed(lineage: str) -> None:
+    _run_own_tests(Workspace.load(REPO / "lineages"), lineage)
+
+
+@pytest.mark.parametrize("lineage", ["upstream", "sibling"])
+def test_every_lineage_imports_and_passes_its_own_tests_after_the_sync(synced, lineage: str) -> None:
+    copy, _ = synced
+    _run_own_tests(copy, lineage)
 
 
 UDS_OUTCOMES = """
@@ -124,7 +123,6 @@ print(json.dumps([asyncio.run(outcome(url)) for url in sys.argv[3:]]))
 """
 
 
-@SIBLING_NOT_CLEAN
 def test_uds_calls_after_the_sync_follow_the_outcome_rules(synced, uds_embedding_server) -> None:
     copy, _ = synced
     root = copy.lineages["sibling"].root.parent
@@ -145,7 +143,7 @@ def test_uds_calls_after_the_sync_follow_the_outcome_rules(synced, uds_embedding
 
 def test_status_of_the_bundled_workspace_shows_the_sibling_behind_with_what_it_carries() -> None:
     rows = {row.name: row for row in status(Workspace.load(REPO / "lineages"))}
-    # The canonical client moved on since upstream's base (b1ce895): upstream is behind.
+    # The canonical client moved on since upstream's base (3946f31): upstream is behind.
     assert rows["upstream"].state == "behind" and rows["upstream"].pending
     assert any(line.brief == "client_from_env" for line in rows["upstream"].kept)
     sibling = rows["sibling"]
@@ -161,11 +159,14 @@ def test_the_bases_come_from_the_store() -> None:
     state = ws.store.state()
     upstream, sibling = state.record("upstream"), state.record("sibling")
     assert upstream is not None and sibling is not None
-    assert upstream.base.commit is not None and upstream.base.commit.startswith("b1ce895")
+    assert upstream.base.commit is not None and upstream.base.commit.startswith("3946f31")
     assert not (REPO / "lineages" / "bases").exists()
     v0 = ws.store.load(sibling.base, what="sibling base")
     assert "outcome.py" not in v0 and "health.py" not in v0
     assert "embed_with_outcome" not in v0["embedding.py"]
+    # v0 already traced each call: the sibling's uds path calls `_request` as its http and api branches do.
+    request = _method(v0["embedding.py"], "EmbeddingClient", "_request")
+    assert [a.arg for a in request.args.args] == ["self", "payload", "count", "call"]
     # upstream is its base, carried into mcp_common, plus client_from_env of its own.
     base = ws.lineages["upstream"].carry(ws.store.load(upstream.base, what="upstream base"), ws.canonical)
     diff = compare_files(base, ws.read_files(ws.lineages["upstream"]), a="base", b="upstream")

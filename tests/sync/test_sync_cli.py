@@ -15,7 +15,6 @@ from lineage_builders import CLIENT_V2, fingerprint, make_scenario, write_tree
 from plait.cli import cli
 
 
-
 @pytest.fixture
 def behind(tmp_path: Path):
     """A fork one canonical change behind."""

@@ -6,10 +6,18 @@ URL here may carry a password or a query token that must never reach a log.
 Going to the transport also means no redirects (a redirect could carry the
 Bearer key to another host), no cookies and no environment proxies; a caller
 who needs a proxy passes a transport that has one.
+
+Every call has one deadline, ``timeout`` seconds for the whole exchange.
+httpx's own timeouts apply per phase and per read, so a server that drips a
+byte now and then, or sends ``103 Early Hints`` forever, would hold a call
+for as long as it likes; the deadline (an ``asyncio.timeout``, so the client
+runs on asyncio) cuts it off, and the request's trace says which phase it
+cut, so the evidence names the same timeout httpx would have.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 from types import TracebackType
@@ -63,6 +71,45 @@ class _NoEmbeddings(Exception):
     def __init__(self, value: list[Any] | None) -> None:
         super().__init__("returned no embeddings")
         self.value = value
+
+
+class _Call:
+    """How far one request got, so a deadline that cuts it short can say where.
+
+    httpcore reports each step through the request's ``trace`` extension;
+    only the latest step's name is kept, which costs one attribute write.
+    """
+
+    __slots__ = ("step", "status", "reason", "head")
+
+    def __init__(self) -> None:
+        self.step = ""
+        self.status: int | None = None
+        self.reason = ""
+        # The start of an error body, kept as it arrives.
+        self.head = bytearray()
+
+    async def trace(self, name: str, info: dict[str, Any]) -> None:
+        self.step = name
+
+    def timeout_kind(self) -> str:
+        """The httpx timeout for the phase the call was in."""
+        step = self.step
+        if self.status is not None or "receive_response" in step or "response_closed" in step:
+            return "ReadTimeout"
+        if "send_request" in step:
+            return "WriteTimeout"
+        if "connect" in step or "start_tls" in step:
+            return "ConnectTimeout"
+        # Nothing has happened yet: the call is waiting for a pooled connection.
+        return "PoolTimeout"
+
+
+def _status_detail(status: int, reason: str, head: bytes) -> str:
+    """``500 Internal Server Error (start of the body)``."""
+    quoted = head[:_ERROR_BODY_BYTES].decode("utf-8", "replace").strip()
+    detail = f"{status} {reason}".strip()
+    return f"{detail} ({quoted})" if quoted else detail
 
 
 def _basic_auth(url: str) -> str | None:
@@ -173,7 +220,9 @@ class EmbeddingClient:
     http_url: endpoint for ``http``: POST ``{"texts": [...]}`` → ``{"embeddings": [...]}``.
     api_key, api_url, model: the OpenAI-compatible endpoint (full URL) for ``api``.
     cache_size, cache_ttl: single-text cache; 0 disables it.
-    timeout: seconds for each of connect, write, read and pool wait.
+    timeout: seconds one call may take from start to finish, whatever the
+        server does; httpx's per-phase timeouts get the same value, so none
+        outlives the call.
     max_response_bytes: refuse bodies larger than this.
     max_width: refuse vectors wider than this.
     expected_width: refuse vectors of any other width; when ``None`` the
@@ -309,22 +358,30 @@ class EmbeddingClient:
         if not self._url:
             _log.warning("mode=%s has no endpoint URL configured", self.mode)
             return None
+        call = _Call()
+        deadline = asyncio.timeout(self.timeout)
         try:
-            # One branch per wire format.  Lineages add their own transports
-            # here (the sibling's `uds`), so the dispatch stays a flat chain
-            # that a structured merge can extend branch by branch.
-            if self.mode == "http":
-                vectors = await self._request({"texts": texts}, len(texts))
-            elif self.mode == "api":
-                vectors = await self._request({"model": self.model, "input": texts}, len(texts))
-            elif self.mode == "uds":
-                vectors = await self._embed_via_uds(texts)
-            else:  # pragma: no cover - unsupported modes were answered on entry
-                return None
+            async with deadline:
+                # One branch per wire format.  Lineages add their own transports
+                # here (the sibling's `uds`), so the dispatch stays a flat chain
+                # that a structured merge can extend branch by branch.
+                if self.mode == "http":
+                    vectors = await self._request({"texts": texts}, len(texts), call)
+                elif self.mode == "api":
+                    vectors = await self._request({"model": self.model, "input": texts}, len(texts), call)
+                elif self.mode == "uds":
+                    vectors = await self._embed_via_uds(texts, call)
+                else:  # pragma: no cover - unsupported modes were answered on entry
+                    return None
         except _NoEmbeddings:
             _log.warning("%s", self._redactor.no_embeddings())
             return None
-        except (httpx.TimeoutException, TimeoutError) as exc:
+        except TimeoutError as exc:
+            # Ours when the deadline expired; else a socket.timeout a transport raised.
+            error = self._deadline_passed(call) if deadline.expired() else self._redactor.failed_with(exc)
+            _log.warning("%s", error)
+            return None
+        except (httpx.TimeoutException, OSError) as exc:
             # httpx's timeouts often carry no message; the limit is the detail.
             error = self._redactor.failed(type(exc).__name__, str(exc) or f"no answer within {self.timeout} s")
             _log.warning("%s", error)
@@ -339,48 +396,58 @@ class EmbeddingClient:
             self.cache.put(texts[0], vectors[0].copy())  # type: ignore[union-attr]
         return vectors
 
-    async def _embed_via_uds(self, texts: list[str]) -> Vectors:
+    async def _embed_via_uds(self, texts: list[str], call: _Call) -> Vectors:
         """POST ``{"texts": [...]}`` to ``http_url`` through the socket at ``uds_path``.
 
         Same wire format and the same response checks as ``http``: a sidecar
-        embedder on a unix socket answers exactly like one on a port.
+        embedder on a unix socket answers exactly like one on a port.  An
+        ``OSError`` a transport raises unwrapped (a socket file that is gone,
+        a peer that hung up) is caught with httpx's timeouts: the call got no
+        answer.  ``TimeoutError`` is an ``OSError`` too, and keeps its own
+        clause before that one, for the deadline.
         """
-        return await self._request({"texts": texts}, len(texts))
+        return await self._request({"texts": texts}, len(texts), call)
 
-    async def _request(self, payload: dict[str, Any], count: int) -> Vectors:
+    def _deadline_passed(self, call: _Call) -> str:
+        """The evidence line for a call its deadline cut short, named by where it was."""
+        deadline = f"the {self.timeout} s deadline"
+        if call.status is not None and not 200 <= call.status < 300:
+            # The status is the backend's answer; the unfinished body is the aside.
+            detail = _status_detail(call.status, call.reason, bytes(call.head))
+            return self._redactor.failed("HTTPStatusError", f"{detail}; the body was still arriving at {deadline}")
+        return self._redactor.failed(call.timeout_kind(), f"no complete answer within {deadline}")
+
+    async def _request(self, payload: dict[str, Any], count: int, call: _Call) -> Vectors:
         """POST *payload* and return *count* validated vectors, raising on any failure."""
         request = httpx.Request(
             "POST",
             self._url,
             json=payload,
             headers=self._headers,
-            extensions={"timeout": self._timeouts},
+            extensions={"timeout": self._timeouts, "trace": call.trace},
         )
         response = await self._open().handle_async_request(request)
+        call.status, call.reason = response.status_code, response.reason_phrase
         try:
             if not 200 <= response.status_code < 300:
-                raise await self._status_error(request, response)
+                raise await self._status_error(request, response, call)
             body = await read_body(response, self.max_response_bytes)
         finally:
             await response.aclose()
         return self._vectors(parse_object(body), count)
 
     async def _status_error(
-        self, request: httpx.Request, response: httpx.Response
+        self, request: httpx.Request, response: httpx.Response, call: _Call
     ) -> httpx.HTTPStatusError:
         """The error for a non-2xx answer, quoting the start of its body."""
-        head = b""
         try:
             async for chunk in response.aiter_raw():
-                head += chunk
-                if len(head) >= _ERROR_BODY_BYTES:
+                call.head += chunk[: _ERROR_BODY_BYTES - len(call.head)]
+                if len(call.head) >= _ERROR_BODY_BYTES:
                     break
         except httpx.HTTPError:
             pass  # the status alone is evidence enough
-        quoted = head[:_ERROR_BODY_BYTES].decode("utf-8", "replace").strip()
-        detail = f"{response.status_code} {response.reason_phrase}".strip()
-        if quoted:
-            detail += f" ({quoted})"
+        detail = _status_detail(response.status_code, response.reason_phrase, bytes(call.head))
         return httpx.HTTPStatusError(detail, request=request, response=response)
 
     def _vectors(self, answer: dict[str, Any], count: int) -> Vectors:

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from typing import Any, NoReturn
 
 import httpx
 
 __all__ = [
+    "Inflater",
     "ResponseRejected",
+    "inflater_for",
     "read_body",
     "parse_object",
     "check_vectors",
@@ -63,12 +66,59 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
+# Content codings the client decodes itself, so that it can stop at the
+# budget.  It never asks for compression; these are what servers send unasked.
+_INFLATABLE = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class Inflater:
+    """A gzip or deflate body, decompressed no further than the caller allows.
+
+    httpx decodes a whole network chunk at once, so a small chunk of a
+    compression bomb inflates to gigabytes before any budget can be checked;
+    here every call is capped at the room the caller has left.
+    """
+
+    __slots__ = ("encoding", "_zlib", "_started")
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._zlib = zlib.decompressobj(_INFLATABLE[encoding])
+        self._started = False
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """At most ``room + 1`` bytes decoded from *data*: more than *room* means over budget."""
+        try:
+            out = self._zlib.decompress(data, room + 1)
+        except zlib.error as exc:
+            if self.encoding == "deflate" and not self._started:
+                # "deflate" is sent both zlib-wrapped and raw; httpx takes both.
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+                self._started = True
+                return self.feed(data, room)
+            raise ResponseRejected(f"body is not valid {self.encoding} ({exc})") from None
+        self._started = True
+        return out
+
+
+def inflater_for(response: httpx.Response) -> Inflater | None:
+    """The decoder *response*'s body needs, ``None`` when it is not encoded."""
+    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+    codings = [c for c in codings if c and c != "identity"]
+    if not codings:
+        return None
+    if len(codings) > 1 or codings[0] not in _INFLATABLE:
+        raise ResponseRejected(f"body is encoded as {_show(', '.join(codings))}, which this client does not decode")
+    return Inflater(codings[0])
+
+
 async def read_body(response: httpx.Response, budget: int) -> bytes:
     """The body of *response*, refused as soon as it is known to exceed *budget*.
 
     The declared Content-Length is checked before reading anything; the
     received length is checked chunk by chunk, because a chunked or
-    close-delimited body declares nothing and a declaration can lie.
+    close-delimited body declares nothing and a declaration can lie; and an
+    encoded body is counted again as it is decompressed.
     """
     declared = response.headers.get("content-length")
     if declared is not None:
@@ -77,17 +127,22 @@ async def read_body(response: httpx.Response, budget: int) -> bytes:
         except ValueError:
             raise ResponseRejected(f"Content-Length {_show(declared)} is not a number") from None
         if declared_bytes > budget:
-            raise ResponseRejected(
-                f"body declares {declared_bytes} bytes, over the {budget}-byte budget"
-            )
+            raise ResponseRejected(f"body declares {declared_bytes} bytes, over the {budget}-byte budget")
+    inflater = inflater_for(response)
     chunks: list[bytes] = []
-    received = 0
-    async for chunk in response.aiter_bytes():
+    received = decoded = 0
+    async for chunk in response.aiter_raw():
         received += len(chunk)
         if received > budget:
-            raise ResponseRejected(
-                f"body passed the {budget}-byte budget ({received} bytes received)"
-            )
+            raise ResponseRejected(f"body passed the {budget}-byte budget ({received} bytes received)")
+        if inflater is not None:
+            chunk = inflater.feed(chunk, budget - decoded)
+            decoded += len(chunk)
+            if decoded > budget:
+                raise ResponseRejected(
+                    f"body passed the {budget}-byte budget while decoding {inflater.encoding}"
+                    f" ({received} bytes received)"
+                )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -135,7 +190,7 @@ def _check_range(index: int, row: list[Any]) -> None:
     max/min (it compares false) but not from sum, which cannot overflow once
     every value is within float32.
     """
-    if not (-F32_MAX <= min(row) and max(row) <= F32_MAX):
+    if not (min(row) >= -F32_MAX and max(row) <= F32_MAX):
         raise ResponseRejected(_describe_bad_row(index, row))
     total = sum(row)
     if total != total:
@@ -205,9 +260,7 @@ def order_by_index(data: object, count: int) -> list[object]:
             raise ResponseRejected(f"item {position} is {_kind(item)}, not an object")
         index = item.get("index")
         if type(index) is not int or not 0 <= index < count:
-            raise ResponseRejected(
-                f"item {position} has index {_show(index)}; indices must be 0..{count - 1}"
-            )
+            raise ResponseRejected(f"item {position} has index {_show(index)}; indices must be 0..{count - 1}")
         if index in seen:
             raise ResponseRejected(f"item {position} repeats index {index}")
         seen.add(index)

@@ -25,9 +25,7 @@ class TTLCache:
 
     __slots__ = ("_entries", "_size", "_ttl", "_clock", "hits", "misses")
 
-    def __init__(
-        self, size: int, ttl: float, *, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, size: int, ttl: float, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._entries: OrderedDict[str, tuple[float, list[float]]] = OrderedDict()
         self._size = size
         self._ttl = ttl

@@ -6,10 +6,18 @@ URL here may carry a password or a query token that must never reach a log.
 Going to the transport also means no redirects (a redirect could carry the
 Bearer key to another host), no cookies and no environment proxies; a caller
 who needs a proxy passes a transport that has one.
+
+Every call has one deadline, ``timeout`` seconds for the whole exchange.
+httpx's own timeouts apply per phase and per read, so a server that drips a
+byte now and then, or sends ``103 Early Hints`` forever, would hold a call
+for as long as it likes; the deadline (an ``asyncio.timeout``, so the client
+runs on asyncio) cuts it off, and the request's trace says which phase it
+cut, so the evidence names the same timeout httpx would have.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 from types import TracebackType
@@ -19,14 +27,16 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from mcp_common.boundary import (
+    ResponseRejected,
     check_vectors,
+    inflater_for,
     normalise,
     order_by_index,
     parse_object,
     read_body,
 )
 from mcp_common.cache import TTLCache
-from mcp_common.outcome import EmbedOutcome, Redactor, unsupported_mode
+from mcp_common.outcome import EmbedOutcome, Evidence, Redactor, describe, unsupported_mode
 
 __all__ = ["EmbeddingClient", "Vectors"]
 
@@ -59,6 +69,66 @@ class _NoEmbeddings(Exception):
         self.value = value
 
 
+class _Call:
+    """How far one request got, so a deadline that cuts it short can say where.
+
+    httpcore reports each step through the request's ``trace`` extension;
+    only the latest step's name is kept, which costs one attribute write.
+    """
+
+    __slots__ = ("step", "status", "reason", "head")
+
+    def __init__(self) -> None:
+        self.step = ""
+        self.status: int | None = None
+        self.reason = ""
+        # The start of an error body, kept as it arrives.
+        self.head = bytearray()
+
+    async def trace(self, name: str, info: dict[str, Any]) -> None:
+        self.step = name
+
+    def timeout_kind(self) -> str:
+        """The httpx timeout for the phase the call was in."""
+        step = self.step
+        if self.status is not None or "receive_response" in step or "response_closed" in step:
+            return "ReadTimeout"
+        if "send_request" in step:
+            return "WriteTimeout"
+        if "connect" in step or "start_tls" in step:
+            return "ConnectTimeout"
+        # Nothing has happened yet: the call is waiting for a pooled connection.
+        return "PoolTimeout"
+
+
+def _status_detail(status: int, reason: str, head: bytes) -> str:
+    """``500 Internal Server Error (start of the body)``."""
+    quoted = head[:_ERROR_BODY_BYTES].decode("utf-8", "replace").strip()
+    detail = f"{status} {reason}".strip()
+    return f"{detail} ({quoted})" if quoted else detail
+
+
+def _header_problem(value: str) -> str | None:
+    """Why *value* cannot go out as an HTTP header value, or ``None`` if it can."""
+    for char in value:
+        if char == "\t" or " " <= char <= "~":
+            continue
+        # The offending character, never the key around it.
+        return "it holds " + (repr(char)[1:-1] if char < " " or char == "\x7f" else "a non-ASCII character")
+    if value != value.strip(" \t"):
+        return "it starts or ends with white space"
+    return None
+
+
+def _rendered(url: str) -> tuple[str, ...]:
+    """*url* as httpx prints it in its messages (default port dropped, case normalised)."""
+    try:
+        return (str(httpx.URL(url.strip())),)
+    except Exception:
+        # A URL httpx cannot parse is never printed by it either.
+        return ()
+
+
 def _basic_auth(url: str) -> str | None:
     """The Basic ``Authorization`` value for userinfo in *url*, as httpx would send."""
     try:
@@ -81,7 +151,9 @@ class EmbeddingClient:
     http_url: endpoint for ``http``: POST ``{"texts": [...]}`` → ``{"embeddings": [...]}``.
     api_key, api_url, model: the OpenAI-compatible endpoint (full URL) for ``api``.
     cache_size, cache_ttl: single-text cache; 0 disables it.
-    timeout: seconds for each of connect, write, read and pool wait.
+    timeout: seconds one call may take from start to finish, whatever the
+        server does; httpx's per-phase timeouts get the same value, so none
+        outlives the call.
     max_response_bytes: refuse bodies larger than this.
     max_width: refuse vectors wider than this.
     expected_width: refuse vectors of any other width; when ``None`` the
@@ -120,13 +192,21 @@ class EmbeddingClient:
         # The Authorization value is a secret in its own right: Basic auth is
         # only base64 of the password, and an error page may echo it back.
         auth = self._headers.get("Authorization", "")
-        self._redactor = Redactor(mode, self._url, api_key, auth, auth.partition(" ")[2])
+        self._redactor = Redactor(
+            mode, self._url, api_key, auth, auth.partition(" ")[2], url_forms=_rendered(self._url)
+        )
         self._timeouts = httpx.Timeout(timeout).as_dict()
+        # A key the transport would refuse is refused here, before anything
+        # is sent: the transport's message would quote the key, escaped.
+        problem = _header_problem(api_key) if mode == "api" and api_key else None
+        self._refusal: Evidence | None = None
+        if problem is not None:
+            self._refusal = self._redactor.failure(
+                "LocalProtocolError", f"the API key is not a legal header value ({problem}); nothing was sent"
+            )
         self._transport = transport
         self._learned_width: int | None = None
-        self.cache: TTLCache | None = (
-            TTLCache(cache_size, cache_ttl) if cache_size > 0 and cache_ttl > 0 else None
-        )
+        self.cache: TTLCache | None = TTLCache(cache_size, cache_ttl) if cache_size > 0 and cache_ttl > 0 else None
 
     def __repr__(self) -> str:
         # The endpoint is shown redacted and the key never: reprs end up in logs.
@@ -195,9 +275,10 @@ class EmbeddingClient:
     async def embed_with_outcome(self, texts: list[str]) -> tuple[Vectors | None, EmbedOutcome]:
         """Vectors for *texts* and the outcome of this call.
 
-        Never raises for anything a backend does: every failure becomes an
-        outcome whose ``error`` is one redacted evidence line, also logged
-        as a warning on the ``embedding_client`` logger.
+        Never raises for anything a backend or transport does: every failure
+        becomes an outcome whose ``error`` is one redacted evidence line,
+        also logged as a warning on the ``embedding_client`` logger.  A
+        cancellation from outside still propagates.
         """
         if self.mode == "none":
             return None, _OFF
@@ -206,77 +287,99 @@ class EmbeddingClient:
         if not texts:
             # Nothing to embed is not a failure, and not worth a request.
             return [], _CACHE_HIT
-        single = len(texts) == 1 and self.cache is not None
-        if single:
-            hit = self.cache.get(texts[0])  # type: ignore[union-attr]
+        cache = self.cache if len(texts) == 1 else None
+        if cache is not None:
+            hit = cache.get(texts[0])
             if hit is not None:
                 # A copy, so a caller editing its result cannot edit the cache.
                 return [hit.copy()], _CACHE_HIT
         if not self._url:
             return None, EmbedOutcome(False, False, f"mode={self.mode} has no endpoint URL configured")
+        if self._refusal is not None:
+            return None, self._failed(self._refusal, attempted=False)
+        call = _Call()
+        deadline = asyncio.timeout(self.timeout)
         try:
-            # One branch per wire format.  Lineages add their own transports
-            # here (the sibling's `uds`), so the dispatch stays a flat chain
-            # that a structured merge can extend branch by branch.
-            if self.mode == "http":
-                vectors = await self._request({"texts": texts}, len(texts))
-            elif self.mode == "api":
-                vectors = await self._request({"model": self.model, "input": texts}, len(texts))
-            else:  # pragma: no cover - unsupported modes were answered on entry
-                return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
+            async with deadline:
+                # One branch per wire format.  Lineages add their own transports
+                # here (the sibling's `uds`), so the dispatch stays a flat chain
+                # that a structured merge can extend branch by branch.
+                if self.mode == "http":
+                    vectors = await self._request({"texts": texts}, len(texts), call)
+                elif self.mode == "api":
+                    vectors = await self._request({"model": self.model, "input": texts}, len(texts), call)
+                else:  # pragma: no cover - unsupported modes were answered on entry
+                    return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
         except _NoEmbeddings as empty:
-            error = self._redactor.no_embeddings()
-            _log.warning("%s", error)
-            return empty.value, EmbedOutcome(True, False, error)
+            return empty.value, self._failed(self._redactor.no_embeddings())
+        except TimeoutError as exc:
+            if not deadline.expired():
+                # A TimeoutError (socket.timeout) raised by a transport, not ours.
+                return None, self._failed(self._redactor.exception(exc, call.status))
+            return None, self._failed(self._deadline_passed(call))
         except httpx.TimeoutException as exc:
             # httpx's timeouts often carry no message; the limit is the detail.
-            error = self._redactor.failed(type(exc).__name__, str(exc) or f"no answer within {self.timeout} s")
-            _log.warning("%s", error)
-            return None, EmbedOutcome(True, False, error)
-        except Exception as exc:  # noqa: BLE001 - the contract is: never raise
-            # Transport errors, timeouts, status errors and ResponseRejected
-            # alike; CancelledError is not an Exception and still propagates.
-            error = self._redactor.failed_with(exc)
-            _log.warning("%s", error)
-            return None, EmbedOutcome(True, False, error)
-        if single:
-            self.cache.put(texts[0], vectors[0].copy())  # type: ignore[union-attr]
+            kind, detail = describe(exc)
+            evidence = self._redactor.failure(kind, detail or f"no answer within {self.timeout:g} s", call.status)
+            return None, self._failed(evidence)
+        except Exception as exc:
+            # Transport errors, status errors and ResponseRejected alike;
+            # CancelledError is not an Exception and still propagates.
+            return None, self._failed(self._redactor.exception(exc, call.status))
+        if cache is not None:
+            cache.put(texts[0], vectors[0].copy())
         return vectors, _SUCCESS
 
-    async def _request(self, payload: dict[str, Any], count: int) -> Vectors:
+    def _failed(self, evidence: Evidence, *, attempted: bool = True) -> EmbedOutcome:
+        """The outcome for *evidence*, logged: both carry the same line."""
+        line = evidence.line
+        _log.warning("%s", line)
+        return EmbedOutcome(attempted, False, line, evidence=evidence)
+
+    def _deadline_passed(self, call: _Call) -> Evidence:
+        """The evidence for a call its deadline cut short, named by where it was."""
+        deadline = f"the {self.timeout:g} s deadline"
+        if call.status is not None and not 200 <= call.status < 300:
+            # The status is the backend's answer; the unfinished body is the aside.
+            detail = _status_detail(call.status, call.reason, bytes(call.head))
+            return self._redactor.failure(
+                "HTTPStatusError", f"{detail}; the body was still arriving at {deadline}", call.status
+            )
+        return self._redactor.failure(call.timeout_kind(), f"no complete answer within {deadline}", call.status)
+
+    async def _request(self, payload: dict[str, Any], count: int, call: _Call) -> Vectors:
         """POST *payload* and return *count* validated vectors, raising on any failure."""
         request = httpx.Request(
             "POST",
             self._url,
             json=payload,
             headers=self._headers,
-            extensions={"timeout": self._timeouts},
+            extensions={"timeout": self._timeouts, "trace": call.trace},
         )
         response = await self._open().handle_async_request(request)
+        call.status, call.reason = response.status_code, response.reason_phrase
         try:
             if not 200 <= response.status_code < 300:
-                raise await self._status_error(request, response)
+                raise await self._status_error(request, response, call)
             body = await read_body(response, self.max_response_bytes)
         finally:
             await response.aclose()
         return self._vectors(parse_object(body), count)
 
     async def _status_error(
-        self, request: httpx.Request, response: httpx.Response
+        self, request: httpx.Request, response: httpx.Response, call: _Call
     ) -> httpx.HTTPStatusError:
         """The error for a non-2xx answer, quoting the start of its body."""
-        head = b""
         try:
+            inflater = inflater_for(response)
             async for chunk in response.aiter_raw():
-                head += chunk
-                if len(head) >= _ERROR_BODY_BYTES:
+                room = _ERROR_BODY_BYTES - len(call.head)
+                call.head += chunk[:room] if inflater is None else inflater.feed(chunk, room)
+                if len(call.head) >= _ERROR_BODY_BYTES:
                     break
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ResponseRejected):
             pass  # the status alone is evidence enough
-        quoted = head[:_ERROR_BODY_BYTES].decode("utf-8", "replace").strip()
-        detail = f"{response.status_code} {response.reason_phrase}".strip()
-        if quoted:
-            detail += f" ({quoted})"
+        detail = _status_detail(response.status_code, response.reason_phrase, bytes(call.head))
         return httpx.HTTPStatusError(detail, request=request, response=response)
 
     def _vectors(self, answer: dict[str, Any], count: int) -> Vectors:
@@ -291,9 +394,7 @@ class EmbeddingClient:
             found = order_by_index(found, count)
         width = self.width
         source = "expected" if self.expected_width else "learned from an earlier response"
-        vectors = check_vectors(
-            found, count, width=width, max_width=self.max_width, width_source=source
-        )
+        vectors = check_vectors(found, count, width=width, max_width=self.max_width, width_source=source)
         if self._learned_width is None:
             self._learned_width = len(vectors[0])
         if self.mode == "api":

@@ -8,7 +8,8 @@ recall response so the agent relays it to a person who can fix the backend.
 
 Why it lives in the client: every service vendors this package, so every
 service gets the same state machine and the same runbook text.  That is also
-why it imports nothing but the standard library.
+why it imports nothing but the standard library (and the client's stdlib-only
+`outcome` module, which holds the evidence record it reads).
 
 States (per process, reset on restart)::
 
@@ -46,13 +47,13 @@ Typical use in a service::
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+
+from mcp_common.outcome import Evidence, curl_command, evidence_of, printable, unsupported_mode
 
 __all__ = [
     "EmbeddingHealth",
@@ -74,13 +75,11 @@ REASON_FAULT = "embedding_backend_failing"
 REASON_NOT_CONFIGURED = "embedding_not_configured"
 REASON_UNSUPPORTED_MODE = "embedding_mode_unsupported"
 
-# A dead backend is an error; a typo'd mode is a mistake worth a warning; mode
-# ``none`` may well be intended, so it is only information.
-_SEVERITY = {
-    REASON_FAULT: "error",
-    REASON_UNSUPPORTED_MODE: "warning",
-    REASON_NOT_CONFIGURED: "info",
-}
+# The two words services and agents match on: a fault is something failing
+# that someone must repair; a hint is a standing configuration (mode none, or
+# a mode this client does not know) with nothing to fail.  Which of the two
+# configurations it is stays in ``reason``.
+_SEVERITY = {FAULT: "fault", HINT: "hint"}
 
 _BACKEND_MODES = frozenset({"http", "api"})
 # An empty or missing mode is what an unset setting looks like; it means the
@@ -169,9 +168,7 @@ _HINT_FULL = (
     "for semantic recall.\n"
     "2. If an embedding server should exist, check its process is alive and "
     "which port it listens on (ss -ltnp).\n"
-    "3. Call it directly and read the status and body: curl -sS -m 10 -X POST "
-    "http://127.0.0.1:<port>/embed -H 'Content-Type: application/json' "
-    "-d '{{\"texts\":[\"ping\"]}}'\n"
+    "3. Call it directly and read the status and body: {curl}\n"
     "4. Check its model is downloaded (server log, model cache).\n"
     "Repair: set the embedding mode to http with the server URL (or api with "
     "URL, model and key), then restart this service.\n"
@@ -180,56 +177,18 @@ _HINT_FULL = (
     "Opt out only if running without embeddings is intended: {opt_out}."
 )
 
-_FAULT_SHORT = (
-    "Reminder: embedding backend still failing, recall is keyword-only. "
-    "Evidence: {evidence}"
-)
-_HINT_SHORT = (
-    "Reminder: embedding is not configured, recall is keyword-only. "
-    "Evidence: {evidence}"
-)
+_FAULT_SHORT = "Reminder: embedding backend still failing, recall is keyword-only. Evidence: {evidence}"
+_HINT_SHORT = "Reminder: embedding is not configured, recall is keyword-only. Evidence: {evidence}"
 
-_CURL_HTTP = (
-    "curl -sS -m 10 -X POST '{endpoint}' -H 'Content-Type: application/json' "
-    "-d '{{\"texts\":[\"ping\"]}}'"
-)
-_CURL_API = (
-    "curl -sS -m 10 -X POST '{endpoint}' -H \"Authorization: Bearer $API_KEY\" "
-    "-H 'Content-Type: application/json' "
-    "-d '{{\"model\":\"<model>\",\"input\":[\"ping\"]}}'"
-)
-
-# The client's evidence line names the endpoint as ``POST <url>``.  Only a
-# conservative character set is lifted out, because the result is pasted into
-# a shell command an operator may run.
-_ENDPOINT_RE = re.compile(r"POST (https?://[A-Za-z0-9.\-_:\[\]/%]+)")
-
-
-def _endpoint_from(evidence: str) -> tuple[str, str]:
-    """Return ``(endpoint, port)`` named by an evidence line, or placeholders."""
-    match = _ENDPOINT_RE.search(evidence)
-    if match is None:
-        return "<embedding URL from the evidence>", "<port>"
-    endpoint = match.group(1).rstrip(":")
-    try:
-        parts = urlsplit(endpoint)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return endpoint, "<port>"
-    return endpoint, str(port)
+# With no call made there is no endpoint to name; the operator fills it in.
+_HINT_CURL = curl_command("http", "http://127.0.0.1:<port>/embed")
+_NO_ENDPOINT = "<embedding URL from the evidence>"
 
 
 def _opt_out_text(env_name: str | None) -> str:
     if env_name:
         return f"set {env_name}=false"
     return "set the service's degraded-advisory variable to false"
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    # Config values are echoed into evidence; a pasted secret or a huge value
-    # must not blow up every response.
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class EmbeddingHealth:
@@ -266,6 +225,9 @@ class EmbeddingHealth:
         self._mode: str | None = None
         self._reason: str | None = None
         self._evidence: str | None = None
+        # The record behind the latest failure, when the client built one:
+        # the runbook's port and curl come from it, never from the text.
+        self._record: Evidence | None = None
         self._failures = 0
         # Each entry into a degraded state starts a new outage; "already told"
         # is remembered as the outage number, so a recovery re-arms the full
@@ -326,7 +288,7 @@ class EmbeddingHealth:
                 evidence = f"mode={norm or 'none'}: no embedding backend is configured"
             else:
                 reason = REASON_UNSUPPORTED_MODE
-                evidence = f"mode={_clip(norm)} is not a supported embedding mode"
+                evidence = unsupported_mode(norm)
             self._failures = 0
             if self._state == HINT and self._reason == reason:
                 self._evidence = evidence
@@ -360,7 +322,7 @@ class EmbeddingHealth:
                         self._set(HEALTHY, None, None)
                 return
             if outcome.attempted or outcome.error:
-                self._fail(outcome.error)
+                self._fail(outcome)
 
     def observe_maintenance(self, outcome: Outcome) -> None:
         """Feed an outcome from a maintenance job (e.g. a background re-embed).
@@ -373,7 +335,7 @@ class EmbeddingHealth:
             if self._state == HINT or outcome.ok:
                 return
             if outcome.attempted or outcome.error:
-                self._fail(outcome.error)
+                self._fail(outcome)
 
     # --- reading -------------------------------------------------------------
 
@@ -435,9 +397,15 @@ class EmbeddingHealth:
 
     # --- internals (call with the lock held) ---------------------------------
 
-    def _fail(self, error: str | None) -> None:
+    def _fail(self, outcome: Outcome) -> None:
         self._failures += 1
-        evidence = error or "embedding call failed without evidence"
+        self._record = evidence_of(outcome)
+        if self._record is not None:
+            evidence = self._record.line
+        else:
+            # Another copy's outcome: its line is used as it is, only kept
+            # to one printable line, and never parsed for parts.
+            evidence = printable(outcome.error or "") or "embedding call failed without evidence"
         if self._state == FAULT:
             self._evidence = self._fault_evidence(evidence)
         elif self._failures >= self._threshold:
@@ -452,6 +420,8 @@ class EmbeddingHealth:
         self._state = state
         self._reason = reason
         self._evidence = evidence
+        if state != FAULT:
+            self._record = None
         self._since = time.time()
 
     def _payload(self, full: bool, scope: str) -> dict[str, Any]:
@@ -459,23 +429,22 @@ class EmbeddingHealth:
         fault = self._state == FAULT
         if full:
             if fault:
-                endpoint, port = _endpoint_from(evidence)
-                curl_tpl = _CURL_API if self._mode == "api" else _CURL_HTTP
+                record = self._record
                 runbook = _FAULT_FULL.format(
                     evidence=evidence,
-                    port=port,
-                    curl=curl_tpl.format(endpoint=endpoint),
+                    port=(record.port if record else None) or "<port>",
+                    curl=record.curl() if record else curl_command(self._mode or "http", _NO_ENDPOINT),
                     opt_out=_opt_out_text(self._opt_out_env),
                 )
             else:
                 runbook = _HINT_FULL.format(
-                    evidence=evidence, opt_out=_opt_out_text(self._opt_out_env)
+                    evidence=evidence, curl=_HINT_CURL, opt_out=_opt_out_text(self._opt_out_env)
                 )
         else:
             runbook = (_FAULT_SHORT if fault else _HINT_SHORT).format(evidence=evidence)
         return {
             "degraded": True,
-            "severity": _SEVERITY[self._reason or REASON_FAULT],
+            "severity": _SEVERITY[self._state],
             "reason": self._reason,
             "evidence": evidence,
             "runbook": runbook,

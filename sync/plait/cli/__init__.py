@@ -55,7 +55,9 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(None, "-V", "--version", package_name="plait", prog_name="plait")
-@click.option("--workspace", "workspace_dir", metavar="DIR", default=None, help="The workspace for every command below.")
+@click.option(
+    "--workspace", "workspace_dir", metavar="DIR", default=None, help="The workspace for every command below."
+)
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default=None, help="Colour: auto, always or never.")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error (also PLAIT_DEBUG=1).")
 def cli(workspace_dir: str | None, color: str | None, debug: bool) -> None:
@@ -70,13 +72,13 @@ def main() -> None:
     """
     try:
         cli.main(prog_name="plait")
-    except Exception as exc:  # noqa: BLE001 - the last guard of the process
+    except Exception as exc:  # the last guard of the process
         if "--debug" in sys.argv[1:] or os.environ.get("PLAIT_DEBUG") == "1":
             traceback.print_exc()
         else:
             try:
                 detail = f"{type(exc).__name__}: {exc}"
-            except Exception:  # noqa: BLE001 - an exception whose str() fails
+            except Exception:  # an exception whose str() fails
                 detail = type(exc).__name__
             print(
                 f"plait: internal error ({detail}); this is a bug in plait, please report it "

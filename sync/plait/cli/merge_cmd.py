@@ -74,7 +74,9 @@ def summary(result: MergeResult, out: Output) -> None:
 @click.argument("theirs", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result here instead of over OURS.")
 @click.option("-p", "--print", "to_stdout", is_flag=True, help="Print the result to stdout instead of writing OURS.")
-@click.option("--summary", "show_summary", is_flag=True, help="Print what each side contributed and the conflicts on stderr.")
+@click.option(
+    "--summary", "show_summary", is_flag=True, help="Print what each side contributed and the conflicts on stderr."
+)
 @click.option(
     "--budget",
     type=float,
@@ -83,11 +85,22 @@ def summary(result: MergeResult, out: Output) -> None:
     callback=_budget,
     help="Seconds the structured merge may take before falling back to a line merge.",
 )
-@click.option("-L", "--marker-size", type=click.IntRange(min=1), default=7, show_default=True, help="Conflict marker size (git's %L).")
-@click.option("-P", "--path", "pathname", default=None, help="The file's path in the repository (git's %P), for messages.")
+@click.option(
+    "-L",
+    "--marker-size",
+    type=click.IntRange(min=1),
+    default=7,
+    show_default=True,
+    help="Conflict marker size (git's %L).",
+)
+@click.option(
+    "-P", "--path", "pathname", default=None, help="The file's path in the repository (git's %P), for messages."
+)
 @click.option("-S", "--base-label", default="base", show_default=True, help="Label of the base marker line (git's %S).")
 @click.option("-X", "--ours-label", default="ours", show_default=True, help="Label of the ours marker line (git's %X).")
-@click.option("-Y", "--theirs-label", default="theirs", show_default=True, help="Label of the theirs marker line (git's %Y).")
+@click.option(
+    "-Y", "--theirs-label", default="theirs", show_default=True, help="Label of the theirs marker line (git's %Y)."
+)
 @output_options("merge")
 def merge(
     base: str,
@@ -147,6 +160,8 @@ def merge(
         sys.stdout.flush()
     if show_summary:
         summary(result, out)
+    # Under git, the repository path (%P) says which file; git's temporary names would not.
+    where = f"{pathname}: " if pathname else ""
     for conflict in result.conflicts:
-        out.line(f"CONFLICT {conflict.describe()}", stderr=True)
+        out.line(f"CONFLICT {where}{conflict.describe()}", stderr=True)
     sys.exit(0 if result.clean else 1)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     import libcst as cst
+
+    DefinitionNode = cst.FunctionDef | cst.ClassDef
 
 ConflictKind = Literal[
     # Both sides changed one node in ways that do not combine.
@@ -44,7 +46,10 @@ ConflictKind = Literal[
 CONFLICT_KINDS: tuple[str, ...] = get_args(ConflictKind)
 
 Part = Literal["ours", "base", "theirs", "end"]
-PARTS: tuple[Part, ...] = ("ours", "base", "theirs", "end")
+# What a sentinel line can mark: a part of a conflict region, or ours'
+# header line in a conflict confined to a definition's header.
+Mark = Literal["ours", "base", "theirs", "end", "header"]
+_MARKS: dict[str, Mark] = {"ours": "ours", "base": "base", "theirs": "theirs", "end": "end", "header": "header"}
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,7 @@ class PendingConflict:
     reason: str
     # For a conflict confined to a def/class header: ours', base's and
     # theirs' definitions with their bodies cut to `pass` (see render).
-    headers: tuple[Any, Any, Any] | None = None
+    headers: tuple[DefinitionNode, DefinitionNode, DefinitionNode] | None = None
 
 
 class Sentinels:
@@ -161,7 +166,7 @@ class Sentinels:
         """The comment that marks the colon line of ours' header in a header-only conflict."""
         return f"# {self.name(number, 'header')}"
 
-    def read(self, line: str) -> tuple[int, str] | None:
+    def read(self, line: str) -> tuple[int, Mark] | None:
         """(number, part) when *line* is a sentinel statement or carries a header comment."""
         stripped = line.strip()
         at = stripped.find(self.prefix)
@@ -169,8 +174,9 @@ class Sentinels:
             return None
         if at > 0 and not stripped[:at].endswith("# "):
             return None
-        number, _, part = stripped[at + len(self.prefix) : -2].partition("_")
-        if not number.isdigit() or part not in (*PARTS, "header"):
+        number, _, name = stripped[at + len(self.prefix) : -2].partition("_")
+        part = _MARKS.get(name)
+        if not number.isdigit() or part is None:
             return None
         if (part == "header") != (at > 0):
             return None

@@ -74,7 +74,7 @@ def merge3(
             return _Merge(base, ours, theirs, started, strict, markers, names).run()
         except PlaitError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the guard: a bug must not cost the user their merge
+        except Exception as exc:  # the guard: a bug must not cost the user their merge
             return _flagged_line_merge(base, ours, theirs, markers, names, exc)
 
 
@@ -84,14 +84,16 @@ def _flagged_line_merge(
     """git's line merge, flagged as a conflict that names the bug."""
     lm = merge_lines(base, ours, theirs, markers, names)
     detail = _describe_exception(exc)
-    bug = Conflict("<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it")
+    bug = Conflict(
+        "<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it"
+    )
     return MergeResult(lm.text, [bug, *_line_conflicts(lm)], [], "line-fallback", [bug.reason])
 
 
 def _describe_exception(exc: BaseException) -> str:
     try:
         text = str(exc)
-    except Exception:  # noqa: BLE001 - an exception whose str() fails still gets named
+    except Exception:  # an exception whose str() fails still gets named
         text = "<unprintable>"
     return f"{type(exc).__name__}: {text}"[:300]
 
@@ -137,17 +139,6 @@ def _deep_recursion(limit: int) -> Iterator[None]:
             _recursion_users -= 1
             if _recursion_users == 0:
                 sys.setrecursionlimit(_recursion_saved)
-
-
-def _depth(tree: ast.AST) -> int:
-    """The nesting depth of an ast, measured without recursing."""
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
 
 
 def _line_conflicts(lm: LineMerge) -> list[Conflict]:
@@ -245,12 +236,21 @@ class _Merge:
                 name, problem = problems[0]
                 raise UnparsableSource(problem.split(" does not parse ", 1)[-1].strip("()"), path=name)
             return self._line_fallback([f"{p}; used a line-based merge" for _, p in problems])
-        depth = max(_depth(tree) for tree in trees)
-        if depth > MAX_DEPTH:
-            # As for an input that does not parse: git's merge, said so.
-            return self._line_fallback([f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; used a line-based merge"])
-        with _deep_recursion(4 * depth + 2000):
-            return self._merge(trees[0], trees[1], trees[2])
+        with _deep_recursion(_PARSE_RECURSION):
+            try:
+                invs = tuple(take_inventory(tree, text) for tree, text in zip(trees, self.texts, strict=True))
+            except RecursionError:
+                invs = ()
+            depth = max((inv.depth for inv in invs), default=_PARSE_RECURSION)
+            if depth > MAX_DEPTH:
+                # As for an input that does not parse: git's merge, said so.
+                return self._line_fallback(
+                    [
+                        f"an input nests {depth} levels deep, past the {MAX_DEPTH} the structured merge handles; "
+                        "used a line-based merge"
+                    ]
+                )
+            return self._merge(trees[0], trees[1], trees[2], (invs[0], invs[1], invs[2]))
 
     def _lines(self) -> LineMerge:
         return merge_lines(*self.texts, self.markers, self.names)
@@ -259,37 +259,49 @@ class _Merge:
         lm = self._lines()
         return MergeResult(lm.text, _line_conflicts(lm), changes or [], "line-fallback", notes)
 
-    def _merge(self, bt: ast.Module, ot: ast.Module, tt: ast.Module) -> MergeResult:
+    def _merge(
+        self, bt: ast.Module, ot: ast.Module, tt: ast.Module, invs: tuple[Inventory, Inventory, Inventory]
+    ) -> MergeResult:
         base, ours, theirs = self.texts
-        invs = (take_inventory(bt, base), take_inventory(ot, ours), take_inventory(tt, theirs))
         self.invs = invs
-        self.semantic = SemanticCheck(bt, ot, tt)
+        self.semantic = SemanticCheck(bt, ot, tt, invs[0].bound | invs[1].bound | invs[2].bound)
 
         # Identity laws hold byte for byte: nothing to merge when a side is unchanged.
-        if ours == base or theirs == base or ours == theirs:
+        if ours in (base, theirs) or theirs == base:
             text, inv_r = (theirs, invs[2]) if ours == base else (ours, invs[1])
             changes, _ = summarize(*invs, inv_r)
             return MergeResult(text, [], changes, "identity")
 
         lm = self._lines()
-        line_audit: _Audit | None = None
-        if lm.clean:
-            line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
-            if line_audit is not None and line_audit.passed:
-                return MergeResult(lm.text, [], line_audit.changes, "line")
-            if line_audit is not None and not line_audit.problems and all(r.conflict.kind == "semantic" for r in line_audit.marked):
-                # Only uses of a name the other side removed: the structured
-                # merge would combine the same two edits, so mark them in
-                # git's result.
-                return self._with_marks(lm.text, line_audit, "line")
-        return self._structured(lm)
+        if not lm.clean:
+            return self._structured(lm)
+        line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
+        if line_audit is None:
+            return self._structured(lm)
+        if line_audit.passed:
+            return MergeResult(lm.text, [], line_audit.changes, "line")
+        if not line_audit.problems and all(r.conflict.kind == "semantic" for r in line_audit.marked):
+            # Only uses of a name the other side removed: the structured
+            # merge would combine the same two edits, so mark them in
+            # git's result.
+            return self._with_marks(lm.text, line_audit, "line")
+        result = self._structured(lm)
+        # Never worse than git where git is right: git's clean result may be
+        # rejected only for the reasons named against it.  A structured
+        # result that conflicts for any other reason gives way to git's,
+        # with those reasons marked (or listed, where nothing can be marked).
+        named = {c.kind for c in line_audit.problems} | {r.conflict.kind for r in line_audit.marked}
+        if result.clean or {c.kind for c in result.conflicts} <= named | {"semantic", "add/add"}:
+            return result
+        return self._with_marks(lm.text, line_audit, "line")
 
     def _audit(self, text: str, hidden: list[str] | None = None) -> _Audit | None:
         """Check a candidate against every law; None when it does not even parse."""
         tree, _problem = _parse(text, "result")
         if tree is None:
             return None
-        changes, problems = summarize(*self.invs, take_inventory(tree, text))
+        inv_r = take_inventory(tree, text)
+        changes, problems = summarize(*self.invs, inv_r)
         for path in hidden or ():
             problems.append(Conflict(path, "delete/modify", f"one side deleted {path} and the other changed it"))
         spans = StatementSpans(tree)
@@ -299,14 +311,18 @@ class _Merge:
                 _path, first, last = spans.around(conflict.line)
                 problems.remove(conflict)
                 marked.append(_Region(conflict, first, last, self._whose(tree, first)))
-        semantic, uses = self.semantic.conflicts(tree)
+        semantic, uses = self.semantic.conflicts(tree, inv_r.bound)
         marked += [_Region(c, u.first, u.last, u.side) for c, u in zip(semantic, uses, strict=True)]
         return _Audit(changes, problems, marked)
 
     def _whose(self, tree: ast.Module, line: int) -> str:
         """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
         stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
-        if stmt is not None and self.invs[1].statements[ast.dump(stmt)] == 0 and self.invs[2].statements[ast.dump(stmt)]:
+        if (
+            stmt is not None
+            and self.invs[1].statements[ast.dump(stmt)] == 0
+            and self.invs[2].statements[ast.dump(stmt)]
+        ):
             return "theirs"
         return "ours"
 
@@ -314,7 +330,9 @@ class _Merge:
         from .render import mark_regions
 
         marked, lines = mark_regions(text, [(r.first, r.last, r.side) for r in audit.marked], self.markers)
-        conflicts = [Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked]
+        conflicts = [
+            Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked
+        ]
         return MergeResult(marked, [*audit.problems, *conflicts], audit.changes, strategy)
 
     def _structured(self, lm: LineMerge) -> MergeResult:
@@ -330,7 +348,9 @@ class _Merge:
             return MergeResult(lm.text, [over, *_line_conflicts(lm)], changes, "line-fallback", [reason])
         except LibcstUnparsable as exc:
             changes, _ = summarize(*self.invs, None)
-            note = f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
+            note = (
+                f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
+            )
             return MergeResult(lm.text, _line_conflicts(lm), changes, "line-fallback", [note])
 
         if conflicts:

@@ -16,8 +16,8 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .order import lis_members
 from .conflicts import Conflict
+from .order import lis_members
 from .result import Change, Side
 
 MODULE = "<module>"
@@ -49,7 +49,6 @@ class Inventory:
     def __init__(self) -> None:
         self.items: set[Item] = set()
         self.fingerprints: dict[Item, str] = {}
-        self.def_counts: Counter[str] = Counter()
         # Definitions in source order, for reporting reorders.
         self.def_order: list[str] = []
         # Every statement by its syntax alone (`ast.dump`: blind to quotes,
@@ -66,6 +65,11 @@ class Inventory:
         self.binding_lines: dict[tuple[str, str], list[int]] = {}
         self._by_key: dict[tuple[str, str], set[str]] | None = None
         self.source_lines: list[str] = []
+        # How deep the module's syntax tree nests.
+        self.depth = 0
+        # Every (scope, name) the module binds, locals included: a merge can
+        # only leave a name undefined where an input bound it and it did not.
+        self.bound: set[tuple[str, str]] = set()
 
     def paths_for(self, kind: str, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -195,6 +199,7 @@ class _Collector(ast.NodeVisitor):
         # ast offsets are UTF-8 byte columns; split once instead of once per
         # lookup, as ast.get_source_segment does (quadratic on big modules).
         self.lines = source.encode("utf-8").splitlines(keepends=True)
+        self.depth = 0
         self.scope: list[str] = []
         # Whether each enclosing scope is a function: locals are not members.
         self.in_function: list[bool] = [False]
@@ -205,10 +210,10 @@ class _Collector(ast.NodeVisitor):
     def path(self) -> str:
         return ".".join(self.scope) or MODULE
 
-    def src(self, node: ast.AST) -> str:
+    def src(self, node: ast.expr | ast.stmt) -> str:
         # The author's own spelling reads better in reports than ast.unparse's.
-        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
-        start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        start, end = node.col_offset, node.end_col_offset
         if first == last:
             raw = self.lines[first][start:end]
         else:
@@ -234,6 +239,16 @@ class _Collector(ast.NodeVisitor):
     def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None) -> None:
         self.inv.items.add(Item(kind, self.path if path is None else path, detail if key is None else key, detail))
 
+    def visit(self, node: ast.AST) -> None:
+        # NodeVisitor.visit, plus the nesting depth: the engine keeps input
+        # nested past what libcst's native parser survives off the structured
+        # path, and this walk already visits every node.
+        self.depth += 1
+        if self.depth > self.inv.depth:
+            self.inv.depth = self.depth
+        getattr(self, "visit_" + node.__class__.__name__, self.generic_visit)(node)
+        self.depth -= 1
+
     def collect(self, tree: ast.Module) -> None:
         # Imports are reported name by name, so they stay out of this fingerprint.
         own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
@@ -249,11 +264,16 @@ class _Collector(ast.NodeVisitor):
         kind = "class" if isinstance(node, ast.ClassDef) else "def"
         item = Item(kind, qual, "")
         self.inv.items.add(item)
-        self.inv.def_counts[qual] += 1
         self.inv.def_order.append(qual)
         # A definition's fingerprint leaves out nested definitions so that a
         # changed method reports as that method, not also as its class.
         self.inv.fingerprints[item] = self.own_text(node)
+        self.inv.bound.add((self.path, node.name))
+        if not isinstance(node, ast.ClassDef):
+            a = node.args
+            for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if p is not None:
+                    self.inv.bound.add((qual, p.arg))
         for dec in node.decorator_list:
             callee = dec.func if isinstance(dec, ast.Call) else dec
             self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{ast.dump(callee)}")
@@ -284,16 +304,24 @@ class _Collector(ast.NodeVisitor):
     visit_ClassDef = _visit_def
 
     # -- elements ------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.inv.bound.add((self.path, node.id))
+
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
+            self.inv.bound.add((self.path, a.asname or a.name.partition(".")[0]))
             self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = "." * node.level + (node.module or "")
         for a in node.names:
+            self.inv.bound.add((self.path, a.asname or a.name))
             self.add("import", f"from {mod} import {a.name}" + (f" as {a.asname}" if a.asname else ""))
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.inv.bound.add((self.path, node.name))
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
@@ -313,6 +341,8 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        for target in targets:
+            self.visit(target)
         if not self.in_function[-1]:
             for target in targets:
                 if isinstance(target, ast.Name):
@@ -330,6 +360,7 @@ class _Collector(ast.NodeVisitor):
         self._visit_assign_value([node.target], node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.target)
         self.container.append(self.src(node.target))
         self.visit(node.value)
         self.container.pop()
@@ -377,6 +408,7 @@ class _Collector(ast.NodeVisitor):
 
 # -- comparing inventories ------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Reported:
     """A change one side made, with the element it is about (None for reorders)."""
@@ -410,7 +442,12 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     for gone in sorted(it for it in removed if it.is_def):
         name = gone.path.rsplit(".", 1)[-1]
         for new in sorted(added):
-            if new.kind == gone.kind and new.is_def and new.path.rsplit(".", 1)[-1] == name and new not in moved_def_from:
+            if (
+                new.kind == gone.kind
+                and new.is_def
+                and new.path.rsplit(".", 1)[-1] == name
+                and new not in moved_def_from
+            ):
                 moved_def_from[new] = gone
                 break
     removed_by_key: dict[tuple[str, str], list[Item]] = {}
@@ -450,7 +487,9 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     for i, r in enumerate(out):
         c = r.change
         if c.kind == "added" and not c.detail and c.path in took_over:
-            notes = ", ".join(f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items()))
+            notes = ", ".join(
+                f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items())
+            )
             out[i] = _Reported(Change(c.side, c.kind, c.path, c.detail, f"took over {notes}"), r.item)
     return out, folded
 
@@ -459,9 +498,13 @@ def _under_any(path: str, defs: set[str]) -> bool:
     return any(_is_under(path, d) for d in defs)
 
 
-def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
+def _parent(qualname: str) -> str:
+    return qualname.rpartition(".")[0]
+
+
+def _reorders(base: Inventory, side: Inventory, label: Side) -> list[Change]:
     """Definitions a side moved up or down among their siblings."""
-    parent = lambda q: q.rpartition(".")[0]  # noqa: E731
+    parent = _parent
     common = set(base.def_order) & set(side.def_order)
     out: list[Change] = []
     for scope in sorted({parent(q) for q in common}):
@@ -471,7 +514,7 @@ def _reorders(base: Inventory, side: Inventory, label: str) -> list[Change]:
         stayed = lis_members([rank[q] for q in after])
         for q in after:
             if rank[q] not in stayed:
-                out.append(Change(label, "moved", q, "", f"reordered within {scope or MODULE}"))  # type: ignore[arg-type]
+                out.append(Change(label, "moved", q, "", f"reordered within {scope or MODULE}"))
     return out
 
 
@@ -541,7 +584,9 @@ def _check_arrived(
     if home is not None:
         return None, f"moved with the enclosing block into {home}"
     if elsewhere:
-        return Conflict(item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"), ""
+        return Conflict(
+            item.path, "misplaced", f"{side} added {item.detail} here but the merge put it in {elsewhere[0]}"
+        ), ""
     if _container_removed(item.path, result):
         return None, ""
     return Conflict(item.path, "lost", f"{side} added {item.detail} but the merge result lacks it"), ""
@@ -553,10 +598,10 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
     Counted by syntax alone and wherever they stand: a statement both sides
     kept is kept, even when one side moved it into a new helper; one side's
     deletion wins over the other side leaving it be, or only re-formatting it.
-    Where both sides changed a count differently there is no answer, and no
-    check.  A statement both sides edited comes out as a third version that
-    no input has; a missing version is excused by such a newcomer of the
-    same kind (an assignment to the same target, a call of the same callee).
+    Where both sides changed a count there is no answer, and no check.  A
+    statement both sides edited comes out as a third version that no input
+    has; a missing version is excused by such a newcomer of the same kind
+    (an assignment to the same target, a call of the same callee).
     """
     short: dict[str, Inventory] = {}
     newcomers: set[str] = set()
@@ -568,9 +613,12 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
         # The side whose count the merge must follow; its copy is the one to name.
         if o == b:
             want, decider = t, theirs
-        elif t == b or o == t:
+        elif t == b:
             want, decider = o, ours
         else:
+            # Both changed the count: the same change, or each its own copy
+            # of a statement that stands in several places (both deleting a
+            # different method that holds it).  No answer, no check.
             continue
         if r < want:
             short[stmt] = decider
@@ -630,7 +678,10 @@ def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list
     A clean line merge can hide either, so the fast path is refused for them.
     """
     bad: list[str] = []
-    defs = lambda inv: {i: inv.fingerprints[i] for i in inv.items if i.kind in ("def", "class")}  # noqa: E731
+
+    def defs(inv: Inventory) -> dict[Item, str]:
+        return {i: inv.fingerprints[i] for i in inv.items if i.is_def}
+
     b, o, t = defs(base), defs(ours), defs(theirs)
     for item, fp in b.items():
         if item not in o and item in t and t[item] != fp:

@@ -32,7 +32,11 @@ class LineMerge:
 
 
 def merge_lines(
-    base: str, ours: str, theirs: str, markers: Markers = DEFAULT_MARKERS, names: tuple[str, str, str] = ("base", "ours", "theirs")
+    base: str,
+    ours: str,
+    theirs: str,
+    markers: Markers = DEFAULT_MARKERS,
+    names: tuple[str, str, str] = ("base", "ours", "theirs"),
 ) -> LineMerge:
     """Merge three texts line by line exactly as `git merge-file --diff3` does.
 

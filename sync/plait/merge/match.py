@@ -21,6 +21,7 @@ import libcst as cst
 from .tree import (
     Texts,
     block_body,
+    body_keys,
     branch_key,
     case_key,
     child_bodies,
@@ -29,7 +30,6 @@ from .tree import (
     if_chain,
     kind_of,
     nested_bodies,
-    body_keys,
     statement_key,
 )
 
@@ -99,7 +99,9 @@ def match_sequence(
     rest_b = [i for i in range(len(base)) if i not in pairs]
     rest_s = [j for j in range(len(side)) if j not in taken]
     if rest_b and rest_s:
-        sm = SequenceMatcher(None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False)
+        sm = SequenceMatcher(
+            None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False
+        )
         for a, b, size in sm.get_matching_blocks():
             for d in range(size):
                 pairs[rest_b[a + d]] = rest_s[b + d]
@@ -127,7 +129,15 @@ def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: c
     return not (isinstance(bkey, tuple) and bkey[:1] in _NAME_KEYS)
 
 
-def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[int, int], taken: set[int], bkeys: list, skeys: list) -> None:
+def _pair_gaps(
+    base: Sequence[N],
+    side: Sequence[N],
+    texts: Texts,
+    pairs: dict[int, int],
+    taken: set[int],
+    bkeys: list[Hashable | None],
+    skeys: list[Hashable | None],
+) -> None:
     unmatched = [i for i in range(len(base)) if i not in pairs]
     if not unmatched:
         return
@@ -163,7 +173,9 @@ def _pair_gaps(base: Sequence[N], side: Sequence[N], texts: Texts, pairs: dict[i
 ElementKey = Callable[[Any], Hashable | None]
 
 
-def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]) -> tuple[ElementKey, bool]:
+def element_policy(
+    parent: cst.CSTNode, field: str, texts: Texts, commutative: Container[int]
+) -> tuple[ElementKey, bool]:
     """How the elements of a sequence field pair: a key function, and whether leftovers may pair by similarity.
 
     Keyed fields are commutative collections: an element is its key, and a
@@ -187,7 +199,11 @@ def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: C
         return (lambda e: value(e.value)), False
     if isinstance(parent, cst.Call) and field == "args":
         return (
-            lambda a: ("kw", a.keyword.value) if a.keyword is not None else (("star", a.star, t.of(a.value)) if a.star else None)
+            lambda a: (
+                ("kw", a.keyword.value)
+                if a.keyword is not None
+                else (("star", a.star, t.of(a.value)) if a.star else None)
+            )
         ), True
     if isinstance(parent, cst.ClassDef) and field == "bases":
         return (lambda a: value(a.value)), False
@@ -204,16 +220,26 @@ def element_policy(parent: cst.CSTNode, field: str, texts: Texts, commutative: C
     return (lambda _n: None), True
 
 
-def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list, list, dict[int, int]]:
+Branch = cst.If | cst.Else
+
+
+def branch_pairs(b: cst.If, x: cst.If, texts: Texts) -> tuple[list[Branch], list[Branch], dict[int, int]]:
     bc, xc = if_chain(b), if_chain(x)
     return bc, xc, match_sequence(bc, xc, texts, each(lambda n: branch_key(n, texts)))
 
 
+Handler = cst.ExceptHandler | cst.ExceptStarHandler
+
+
 def handler_pairs(b: cst.Try | cst.TryStar, x: cst.Try | cst.TryStar, texts: Texts) -> dict[int, int]:
-    return match_sequence(b.handlers, x.handlers, texts, each(lambda h: handler_key(h, texts)))
+    bh: Sequence[Handler] = b.handlers
+    xh: Sequence[Handler] = x.handlers
+    return match_sequence(bh, xh, texts, each(lambda h: handler_key(h, texts)))
 
 
-def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
+def paired_bodies(
+    b: cst.CSTNode, x: cst.CSTNode, texts: Texts
+) -> list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
     """The statement bodies of two versions of one compound statement, paired.
 
     Branches and except clauses pair exactly as the merge stage will pair
@@ -221,20 +247,20 @@ def paired_bodies(b: cst.CSTNode, x: cst.CSTNode, texts: Texts) -> list[tuple[Se
     """
     if type(b) is not type(x):
         return []
-    out = []
-    if isinstance(b, cst.If):
+    out: list[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]] = []
+    if isinstance(b, cst.If) and isinstance(x, cst.If):
         bc, xc, pairs = branch_pairs(b, x, texts)
         for i, j in pairs.items():
             bb, xb = block_body(bc[i].body), block_body(xc[j].body)
             if bb is not None and xb is not None:
                 out.append((bb, xb))
         return out
-    if isinstance(b, (cst.Try, cst.TryStar)):
+    if isinstance(b, (cst.Try, cst.TryStar)) and isinstance(x, (cst.Try, cst.TryStar)):
         for i, j in handler_pairs(b, x, texts).items():
             bb, xb = block_body(b.handlers[i].body), block_body(x.handlers[j].body)
             if bb is not None and xb is not None:
                 out.append((bb, xb))
-    if isinstance(b, cst.Match):
+    if isinstance(b, cst.Match) and isinstance(x, cst.Match):
         pairs = match_sequence(b.cases, x.cases, texts, each(lambda c: case_key(c, texts)))
         for i, j in pairs.items():
             bb, xb = block_body(b.cases[i].body), block_body(x.cases[j].body)
@@ -350,39 +376,38 @@ class StatementMatcher:
                     stack.append((bi, xi))
 
     # -- moves -------------------------------------------------------------------
-    def _orphans(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
-        self.keys_of(body)
-        for s in body:
-            partner = m.partner(s)
-            if partner is not None and self.texts.of(partner) == self.texts.of(s):
-                continue
-            if parent is not None:
-                parents[id(s)] = parent
-            if partner is None:
-                out.append(s)
-            for _slot, inner in child_bodies(s, self.texts):
-                self._orphans(inner, m, out, parents, s)
+    def _unpaired(
+        self,
+        body: Sequence[cst.CSTNode],
+        counterpart: Callable[[cst.CSTNode], cst.CSTNode | None],
+        out: list[cst.CSTNode],
+        parents: dict[int, cst.CSTNode],
+        parent: cst.CSTNode | None = None,
+    ) -> None:
+        """Statements of *body*, at any depth, with no counterpart: base's orphans or a side's newcomers.
 
-    def _newcomers(self, body: Sequence[cst.CSTNode], m: SideMatch, out: list, parents: dict[int, cst.CSTNode], parent: cst.CSTNode | None) -> None:
+        Subtrees whose counterpart is identical are skipped whole; *parents*
+        records the enclosing statement of everything visited below them.
+        """
         self.keys_of(body)
         for s in body:
-            origin = m.origin(s)
-            if origin is not None and self.texts.of(origin) == self.texts.of(s):
+            other = counterpart(s)
+            if other is not None and self.texts.of(other) == self.texts.of(s):
                 continue
             if parent is not None:
                 parents[id(s)] = parent
-            if origin is None:
+            if other is None:
                 out.append(s)
             for _slot, inner in child_bodies(s, self.texts):
-                self._newcomers(inner, m, out, parents, s)
+                self._unpaired(inner, counterpart, out, parents, s)
 
     def _find_moves(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> bool:
         orphans: list[cst.CSTNode] = []
         newcomers: list[cst.CSTNode] = []
         parents: dict[int, cst.CSTNode] = {}
         orphan_parents: dict[int, cst.CSTNode] = {}
-        self._orphans(bbody, m, orphans, orphan_parents, None)
-        self._newcomers(xbody, m, newcomers, parents, None)
+        self._unpaired(bbody, m.partner, orphans, orphan_parents)
+        self._unpaired(xbody, m.origin, newcomers, parents)
         if not orphans or not newcomers:
             return False
         by_kind: dict[str, list[cst.CSTNode]] = {}
@@ -412,7 +437,10 @@ class StatementMatcher:
                 # several classes moving the same-shaped block into their own
                 # new methods must each get their own block back.
                 there = _ancestry(n, parents)
-                locality = next((home_depth[id(b)] for b in (m.origin(a) for a in there) if b is not None and id(b) in home_depth), 0)
+                locality = next(
+                    (home_depth[id(b)] for b in (m.origin(a) for a in there) if b is not None and id(b) in home_depth),
+                    0,
+                )
                 affinity = _name_affinity(home_name, _def_name(there))
                 score = (locality, affinity, keyed, sim)
                 if best_score is None or score > best_score:

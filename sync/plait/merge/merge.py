@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
 
-from .conflicts import MergeConflict, PendingConflict, Sentinels
+from .conflicts import ConflictKind, MergeConflict, PendingConflict, Sentinels
+from .elements import bare, fix_separators, keep_sorted, ordered_clash
 from .lines import merge_lines
-from .result import Change, Side
-from .match import Deadline, SideMatch, branch_pairs, each, element_policy, match_sequence
-from .order import aligned, sequence_order, side_map
+from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
+from .order import Origin, aligned, sequence_order
+from .result import Change, Hand, Side, other
+from .semantic import insertion_dependency
 from .tree import Texts, block_body, body_keys, branch_key, describe
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -68,7 +70,9 @@ class _BodyMapper(cst.CSTTransformer):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
         return False
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         body: list[cst.BaseStatement] = []
         for stmt in original_node.body:
             body.extend(self.fn(stmt))
@@ -78,92 +82,22 @@ class _BodyMapper(cst.CSTTransformer):
 _PASS_BLOCK = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
 
 
+def _headers_only(node: cst.FunctionDef | cst.ClassDef) -> cst.CSTNode:
+    skeleton = node.visit(_Skeleton())
+    assert isinstance(skeleton, cst.CSTNode)
+    return skeleton
+
+
 class _Skeleton(cst.CSTTransformer):
     """A compound statement with every body replaced by `pass`: its headers alone."""
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
         return False
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         return _PASS_BLOCK
-
-
-def _sort_text(element: Any, texts: Texts) -> str:
-    if isinstance(element, cst.ImportAlias):
-        return texts.of(element.name)
-    value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
-    if isinstance(value, cst.SimpleString):
-        literal = value.evaluated_value
-        return literal if isinstance(literal, str) else texts.of(value)
-    return texts.of(value)
-
-
-def _is_sorted(keys: list[Any]) -> bool:
-    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
-
-
-def _by_type(name: str) -> tuple[int, str]:
-    # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
-    if name.isupper() and len(name) > 1:
-        return (0, name)
-    return (1, name) if name[:1].isupper() else (2, name)
-
-
-# Tried in this order; the first that every version satisfies is the convention.
-_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (
-    _by_type,
-    lambda name: name,
-    lambda name: (name.lower(), name),
-)
-
-
-def _comma_style(comma: Any, texts: Texts) -> Hashable:
-    if not isinstance(comma, cst.Comma):
-        return "none"
-    after = comma.whitespace_after
-    if isinstance(after, cst.ParenthesizedWhitespace):
-        return ("newline", texts.of(after.last_line), after.indent)
-    return ("space", texts.of(after))
-
-
-def _names_used(stmts: list[Any], texts: Texts) -> tuple[set[str], set[str]] | None:
-    """(names read, names assigned) by some statements in their own scope, or None if they do not parse alone.
-
-    A function's body runs later, in its own scope: only what a definition
-    evaluates on the spot (its name, decorators, defaults, a class's bases)
-    belongs to the place it is inserted at.
-    """
-    try:
-        tree = ast.parse("".join(texts.fresh(s.with_changes(leading_lines=())) for s in stmts))
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    read: set[str] = set()
-    assigned: set[str] = set()
-    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
-    while todo:
-        node, here = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                assigned.add(node.name)
-                todo += [(d, here) for d in node.decorator_list]
-            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
-            continue
-        if isinstance(node, ast.ClassDef):
-            assigned.add(node.name)
-            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
-            todo += [(stmt, False) for stmt in node.body]
-            continue
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                if here:
-                    assigned.add(node.id)
-            else:
-                read.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
-            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
-        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
-    return read, assigned
 
 
 def _lists_names(node: Any) -> bool:
@@ -180,14 +114,20 @@ class Merger:
     """Holds the matched trees and walks them once, top down."""
 
     def __init__(
-        self, texts: Texts, ours_match: SideMatch, theirs_match: SideMatch, deadline: Deadline, sentinels: Sentinels, longest: int = 10**9
+        self,
+        texts: Texts,
+        ours_match: SideMatch,
+        theirs_match: SideMatch,
+        deadline: Deadline,
+        sentinels: Sentinels,
+        longest: int = 10**9,
     ) -> None:
         self.texts = texts
         self.sentinels = sentinels
         # The longest line of the inputs: a merged line may not pass it where
         # a side's split layout avoids that.
         self.longest = longest
-        self.layout: Side = "ours"
+        self.layout: Hand = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -213,7 +153,7 @@ class Merger:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
-        free = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
+        free: set[tuple[Origin, int]] = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
         free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
         slots = sequence_order(len(bl), o_map, t_map, free)
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
@@ -222,7 +162,7 @@ class Merger:
         # The same statement added on both sides is one statement: by key when
         # it has one (a def, an import), by text otherwise.
         okeys, tkeys = body_keys(ol, self.texts), body_keys(tl, self.texts)
-        ours_added = {}
+        ours_added: dict[Hashable, int] = {}
         for j, bi in enumerate(o_map):
             if bi is None:
                 ours_added.setdefault(self._add_identity(ol[j], okeys[j]), j)
@@ -258,7 +198,16 @@ class Merger:
                         continue
                     if self._without_leading_lines(o) != self._without_leading_lines(t):
                         what = describe(o, self.texts) or "a statement"
-                        out.extend(self.conflict(self._stmt_path(o, scope), "add/add", MergeConflict("add/add", what).reason(what), [o], [], [t]))
+                        out.extend(
+                            self.conflict(
+                                self._stmt_path(o, scope),
+                                "add/add",
+                                MergeConflict("add/add", what).reason(what),
+                                [o],
+                                [],
+                                [t],
+                            )
+                        )
                         continue
                 out.extend(self.emit(o, "ours", scope))
             elif idx not in twin_of_theirs:
@@ -285,26 +234,16 @@ class Merger:
             ours_part = [ol[j] for side, j in run if side == "ours"]
             theirs_part = [tl[j] for side, j in run if side == "theirs"]
             if ours_part and theirs_part:
-                why = self._dependency(ours_part, theirs_part)
+                why = insertion_dependency(self._source(ours_part), self._source(theirs_part))
                 if why:
                     out[run[0]] = (ours_part, theirs_part, why)
                     out.update((other, None) for other in run[1:])
             run = []
         return out
 
-    def _dependency(self, ours: list[Any], theirs: list[Any]) -> str:
-        o_sets, t_sets = _names_used(ours, self.texts), _names_used(theirs, self.texts)
-        if o_sets is None or t_sets is None:
-            return ""
-        (o_read, o_set), (t_read, t_set) = o_sets, t_sets
-        for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
-            shared = sorted(read & written)
-            if shared:
-                return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
-        both = sorted(o_set & t_set)
-        if both:
-            return f"both sides insert statements here that assign `{both[0]}`"
-        return ""
+    def _source(self, stmts: list[Any]) -> str:
+        """Statements printed alone, at indentation zero, without the blank lines above them."""
+        return "".join(self.texts.fresh(s.with_changes(leading_lines=())) for s in stmts)
 
     def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
         """Both sides importing from one new module import the union of names."""
@@ -330,7 +269,7 @@ class Merger:
     def _add_identity(self, stmt: Any, key: Hashable | None) -> Hashable:
         return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
-    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: str) -> list[int | None]:
+    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: Hand) -> list[int | None]:
         m = self.match[side]
         where = {id(x): j for j, x in enumerate(xl)}
         out: list[int | None] = [None] * len(xl)
@@ -352,8 +291,9 @@ class Merger:
         if o is None and t is None:
             return []
         if o is None or t is None:
-            present, side = (t, "theirs") if o is None else (o, "ours")
-            gone = "theirs" if side == "ours" else "ours"
+            side: Hand = "theirs" if o is None else "ours"
+            present: Any = t if o is None else o
+            gone = other(side)
             if id(b) in self.match[gone].moved:
                 # Merged where the other side moved it to.
                 return []
@@ -404,6 +344,10 @@ class Merger:
         elements must not become a 200-character line when theirs already
         split it over lines: then it is split as theirs has it.
         """
+        if not isinstance(node, cst.SimpleStatementLine):
+            # A compound statement's own lines are merged one level down,
+            # where this check runs on them; printing whole classes is costly.
+            return node
         indent = self._indent_of(o)
         if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
             return node
@@ -438,14 +382,14 @@ class Merger:
         except (ValueError, RecursionError):
             raise MergeConflict("invalid-result", describe(base, self.texts)) from None
 
-    def emit(self, x: Any, side: str, scope: Scope) -> list[Any]:
+    def emit(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
         """A statement taken from one side, with blocks moved into it merged in place."""
         m = self.match[side]
-        other_side = "theirs" if side == "ours" else "ours"
+        other_side = other(side)
         origin = m.origin(x)
         if origin is not None and id(origin) in m.moved:
-            other = self.match[other_side].partner(origin)
-            if other is None:
+            counterpart = self.match[other_side].partner(origin)
+            if counterpart is None:
                 if self.texts.of(x) == self.texts.of(origin):
                     return []
                 if self.cosmetic(origin, x):
@@ -457,24 +401,33 @@ class Merger:
                 return self.conflict(self._stmt_path(origin, scope), "delete/modify", exc.reason(what), *versions)
             if id(origin) in self.match[other_side].moved and side == "theirs":
                 what = describe(origin, self.texts) or "a block"
-                return self.conflict(self._stmt_path(origin, scope), "move/move", f"both sides moved {what} to different places", [], [origin], [x])
-            o, t = (x, other) if side == "ours" else (other, x)
+                return self.conflict(
+                    self._stmt_path(origin, scope),
+                    "move/move",
+                    f"both sides moved {what} to different places",
+                    [],
+                    [origin],
+                    [x],
+                )
+            o, t = (x, counterpart) if side == "ours" else (counterpart, x)
             return self.merge_present(origin, o, t, scope, moved=True)
         return self.emit_inside(x, side, scope)
 
-    def emit_inside(self, x: Any, side: str, scope: Scope) -> list[Any]:
+    def emit_inside(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
         if id(x) in self.match[side].holds_move:
             inner = scope.enter(x)
             return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
         return [x]
 
-    def conflict(self, path: str, kind: str, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]) -> list[Any]:
+    def conflict(
+        self, path: str, kind: ConflictKind, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
+    ) -> list[Any]:
         n = len(self.pending)
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
-        mark = lambda part: self.sentinels.statement(n, part)  # noqa: E731
-        first = mark("ours").with_changes(leading_lines=hoisted)
-        return [first, *ours, mark("base"), *base, mark("theirs"), *theirs, mark("end")]
+        first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
+        mark = self.sentinels.statement
+        return [first, *ours, mark(n, "base"), *base, mark(n, "theirs"), *theirs, mark(n, "end")]
 
     def _hoist_blank_lines(self, *versions: list[Any]) -> tuple[Sequence[Any], tuple[list[Any], ...]]:
         # A blank-line gap all versions share stays outside the markers, where it was.
@@ -484,14 +437,17 @@ class Merger:
         lead = [tuple(self.texts.of(x) for x in f.leading_lines) for f in firsts]
         if len(set(lead)) != 1 or not lead[0] or any(line.strip() for line in lead[0]):
             return (), versions
-        return firsts[0].leading_lines, tuple([v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions)
+        return firsts[0].leading_lines, tuple(
+            [v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions
+        )
 
     # -- any node ------------------------------------------------------------------
+    def _value_key(self, element: Any) -> Hashable | None:
+        """An element's identity in a commutative collection: its value's syntax, quotes aside."""
+        return self.texts.syntax(element.value) or self.texts.of(element.value)
+
     def bare(self, node: Any) -> str:
-        """An element's text without its trailing comma: becoming last is not an edit."""
-        if isinstance(getattr(node, "comma", None), cst.Comma):
-            return self.texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        return self.texts.of(node)
+        return bare(node, self.texts)
 
     def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
         """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
@@ -502,8 +458,7 @@ class Merger:
         """
         if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
             return False
-        skeleton = _Skeleton()
-        if self.texts.fresh(b.visit(skeleton)) != self.texts.fresh(present.visit(skeleton)):
+        if self.texts.fresh(_headers_only(b)) != self.texts.fresh(_headers_only(present)):
             return False
         body, edited = block_body(b.body), block_body(present.body)
         if body is None or edited is None:
@@ -545,10 +500,10 @@ class Merger:
         if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
             return type(a) is type(b) and self.texts.of(a) == self.texts.of(b)
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b))
-        return a == b
+            return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b, strict=False))
+        return bool(a == b)
 
-    def take(self, value: Any, side: str, scope: Scope) -> Any:
+    def take(self, value: Any, side: Hand, scope: Scope) -> Any:
         """A value one side changed alone; blocks moved into it still merge."""
         if not self.match[side].moved:
             return value
@@ -577,7 +532,12 @@ class Merger:
                 return winner
         if isinstance(bv, (list, tuple)) and isinstance(ov, (list, tuple)) and isinstance(tv, (list, tuple)):
             return self.merge_elements(bv, ov, tv, parent, field, scope)
-        if isinstance(ov, _LAYOUT) or isinstance(tv, _LAYOUT) or field in ("comma", "semicolon") or field.startswith("whitespace"):
+        if (
+            isinstance(ov, _LAYOUT)
+            or isinstance(tv, _LAYOUT)
+            or field in ("comma", "semicolon")
+            or field.startswith("whitespace")
+        ):
             return tv if self.layout == "theirs" else ov
         winner = self._real_over_cosmetic(bv, ov, tv, scope)
         if winner is not None:
@@ -662,12 +622,19 @@ class Merger:
             what = exc.what or describe(b, self.texts) or "the definition"
             n = len(self.pending)
             headers = tuple(x.with_changes(leading_lines=(), body=_PASS_BLOCK) for x in (o, b, t))
-            reason = f"both sides changed the header of {b.name.value} ({what})" if exc.kind == "modify/modify" else exc.reason(what)
-            self.pending.append(PendingConflict(n, Scope((*scope.names, b.name.value)).path, exc.kind, reason, headers))  # type: ignore[arg-type]
+            reason = (
+                f"both sides changed the header of {b.name.value} ({what})"
+                if exc.kind == "modify/modify"
+                else exc.reason(what)
+            )
+            path = Scope((*scope.names, b.name.value)).path
+            self.pending.append(PendingConflict(n, path, exc.kind, reason, (headers[0], headers[1], headers[2])))
             # The colon line of ours' header carries the sentinel, so render
             # can find where the header ends in the printed module.
             mark = cst.TrailingWhitespace(
-                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(self.sentinels.header_comment(n)), newline=body.header.newline
+                whitespace=cst.SimpleWhitespace("  "),
+                comment=cst.Comment(self.sentinels.header_comment(n)),
+                newline=body.header.newline,
             )
             return o.with_changes(body=body.with_changes(header=mark))
 
@@ -686,11 +653,12 @@ class Merger:
         for kind, bb, ob, tb in aligned(bc, oc, tc, po, pt):
             if kind == "base":
                 if ob is None or tb is None:
-                    present, deleter = (tb, "ours") if ob is None else (ob, "theirs")
+                    deleter: Hand = "ours" if ob is None else "theirs"
+                    present = tb if ob is None else ob
                     if present is None or self._own_text(present) == self._own_text(bb):
                         continue
                     if self._cosmetic_branch(bb, present):
-                        self.drop("theirs" if deleter == "ours" else "ours", bb, scope, f"{deleter} deleted it")
+                        self.drop(other(deleter), bb, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(bb, self.texts), deleter=deleter)
                 merged.append(self._merge_branch(bb, ob, tb, scope))
@@ -712,7 +680,8 @@ class Merger:
             node = node.with_changes(orelse=None)
         for br in reversed(merged[:-1]):
             node = br.with_changes(orelse=node)
-        return node
+        chain: cst.If = node
+        return chain
 
     def _cosmetic_branch(self, b: Any, version: Any) -> bool:
         if isinstance(b, cst.If) and isinstance(version, cst.If):
@@ -761,16 +730,26 @@ class Merger:
         return ox.with_changes(elements=elements)
 
     # -- collections ---------------------------------------------------------------
-    def merge_elements(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], parent: Any, field: str, scope: Scope, commutative: bool = False) -> list[Any]:
+    def merge_elements(
+        self,
+        bl: Sequence[Any],
+        ol: Sequence[Any],
+        tl: Sequence[Any],
+        parent: Any,
+        field: str,
+        scope: Scope,
+        commutative: bool = False,
+    ) -> list[Any]:
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
+        key: ElementKey
         if commutative:
-            key, gaps = (lambda e: self.texts.syntax(e.value) or self.texts.of(e.value)), False
+            key, gaps = self._value_key, False
         else:
             key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
-        clash = self._ordered_clash(bl, ol, tl, po, pt, key) if gaps else ""
+        clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
             raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         merged: list[Any] = []
@@ -778,11 +757,12 @@ class Merger:
         for kind, b, o, t in aligned(bl, ol, tl, po, pt):
             if kind == "base":
                 if o is None or t is None:
-                    present, deleter = (t, "ours") if o is None else (o, "theirs")
+                    deleter: Hand = "ours" if o is None else "theirs"
+                    present = t if o is None else o
                     if present is None or self.bare(present) == self.bare(b):
                         continue
                     if self.cosmetic(b, present):
-                        self.drop("theirs" if deleter == "ours" else "ours", b, scope, f"{deleter} deleted it")
+                        self.drop(other(deleter), b, scope, f"{deleter} deleted it")
                         continue
                     raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
                 if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
@@ -800,77 +780,7 @@ class Merger:
                 added[ident] = self.bare(x)
                 merged.append(self.take(x, kind, scope))
         if not gaps:
-            merged = self._keep_sorted(merged, bl, ol, tl)
+            merged = keep_sorted(merged, bl, ol, tl, self.texts)
         if merged and hasattr(merged[0], "comma"):
-            merged = self._fix_commas(merged, bl, ol, tl)
+            merged = fix_separators(merged, bl, ol, tl, self.texts, self.layout)
         return merged
-
-    def _ordered_clash(
-        self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int], key: Callable[[Any], Hashable | None]
-    ) -> str:
-        """How edits to an ordered sequence collide, as diff3 would say ("" when they do not).
-
-        In a list literal or positional arguments, position is meaning: an
-        element one side inserts next to an element the other side deleted,
-        or two different insertions at one point, have no right order.
-        Keyed elements (keyword arguments) commute and are left out.
-        """
-
-        def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
-            deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
-            inserted: dict[int, list[str]] = {}
-            gap = 0
-            for j, bi in enumerate(side_map(pairs, len(xl))):
-                if bi is not None:
-                    gap = bi + 1
-                elif key(xl[j]) is None:
-                    inserted.setdefault(gap, []).append(self.bare(xl[j]))
-            return deleted, inserted
-
-        o_deleted, o_inserted = shape(ol, po)
-        t_deleted, t_inserted = shape(tl, pt)
-        if any(o_inserted[g] != t_inserted[g] for g in o_inserted.keys() & t_inserted.keys()):
-            return "both insert different elements at one position of an ordered sequence"
-        for inserter, inserted, deleted in (("ours", o_inserted, t_deleted), ("theirs", t_inserted, o_deleted)):
-            if any(g - 1 in deleted or g in deleted for g in inserted):
-                other = "theirs" if inserter == "ours" else "ours"
-                return f"{inserter} inserts next to an element {other} deletes, in an ordered sequence"
-        return ""
-
-    def _keep_sorted(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """A commutative collection sorted in base and on both sides stays sorted.
-
-        That is the convention isort and ruff enforce on imported names; the
-        default, ours then theirs, would break it on every merge.
-        """
-        if max(len(bl), len(ol), len(tl)) < 2:
-            return merged
-        for order in _SORT_ORDERS:
-            if all(_is_sorted([order(_sort_text(e, self.texts)) for e in seq]) for seq in (bl, ol, tl)):
-                return sorted(merged, key=lambda e: order(_sort_text(e, self.texts)))
-        return merged
-
-    def _fix_commas(self, merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any]) -> list[Any]:
-        """Give every element the separator of the layout side's layout (ours, unless too wide).
-
-        That layout wins whole, brackets included (see `merge_fields`): an
-        element inserted from theirs, or one that stopped being last, takes
-        ours' separator.  Mixing one side's parentheses with the other side's
-        line breaks is how a bracketed import loses its parentheses while its
-        names still span lines.
-        """
-        layout = (tl or ol or bl) if self.layout == "theirs" else (ol or tl or bl)
-        if not layout:
-            return merged
-        sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
-        if sep is None:
-            sep = next((e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)), cst.MaybeSentinel.DEFAULT)
-        last = layout[-1].comma
-        sep_style, last_style = _comma_style(sep, self.texts), _comma_style(last, self.texts)
-        out = []
-        for i, e in enumerate(merged):
-            want, want_style = (last, last_style) if i == len(merged) - 1 else (sep, sep_style)
-            if _comma_style(e.comma, self.texts) != want_style:
-                e = e.with_changes(comma=want)
-            out.append(e)
-        return out

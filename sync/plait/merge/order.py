@@ -104,7 +104,9 @@ def sequence_order(
     return seq
 
 
-def _past_deleted(anchor: Slot | None, seq: list[Slot], t_has: set[int], free: Container[tuple[Origin, int]]) -> Slot | None:
+def _past_deleted(
+    anchor: Slot | None, seq: list[Slot], t_has: set[int], free: Container[tuple[Origin, int]]
+) -> Slot | None:
     """The last of the free base elements theirs deleted right after *anchor*, or *anchor*."""
     after = anchor[1] + 1 if anchor is not None and anchor[0] == "base" else (0 if anchor is None else None)
     if after is None:

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .conflicts import Conflict, Markers, PendingConflict, Sentinels
+from .conflicts import Conflict, Markers, Part, PendingConflict, Sentinels
+from .tree import Texts
 
 
 def render(
-    module: cst.Module, pending: Sequence[PendingConflict], sentinels: Sentinels, markers: Markers
+    module: cst.Module, pending: Sequence[PendingConflict], sentinels: Sentinels, markers: Markers, texts: Texts
 ) -> tuple[str, list[Conflict]]:
-    text = module.code
+    text = texts.printed(module)
     if not pending:
         return text, []
     newline = module.default_newline
@@ -38,14 +39,14 @@ def render(
             continue
         if part == "ours":
             first_line[number] = len(out) + 1
-        out.append(markers.line(part) + newline)  # type: ignore[arg-type]
+        out.append(markers.line(part) + newline)
     # Conflicts found inside a statement that later conflicted as a whole
     # were never printed; only the printed ones are reported.
     conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
     return "".join(out), conflicts
 
 
-def header_lines(skeleton: cst.CSTNode, indent: str, newline: str) -> list[str]:
+def header_lines(skeleton: cst.FunctionDef | cst.ClassDef, indent: str, newline: str) -> list[str]:
     """A definition's header printed at its real depth.
 
     Printing it inside a block indented like the definition lets libcst
@@ -53,7 +54,7 @@ def header_lines(skeleton: cst.CSTNode, indent: str, newline: str) -> list[str]:
     multi-line signature keep their own columns, which re-indenting text
     line by line would break.
     """
-    stmt: cst.BaseStatement = skeleton  # type: ignore[assignment]
+    stmt: cst.SimpleStatementLine | cst.BaseCompoundStatement = skeleton
     if indent:
         stmt = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[stmt], indent=indent))
     lines = cst.Module(body=[stmt], default_newline=newline).code.splitlines(keepends=True)
@@ -75,8 +76,13 @@ def _header_block(out: list[str], sentinel_line: str, p: PendingConflict, newlin
     first = printed[0]
     indent = first[: len(first) - len(first.lstrip())]
     marker_at = len(out) + 1
-    for part, version in (("ours", ours), ("base", base), ("theirs", theirs)):
-        out.append(markers.line(part) + newline)  # type: ignore[arg-type]
+    sections: tuple[tuple[Part, cst.FunctionDef | cst.ClassDef], ...] = (
+        ("ours", ours),
+        ("base", base),
+        ("theirs", theirs),
+    )
+    for part, version in sections:
+        out.append(markers.line(part) + newline)
         out.extend(header_lines(version, indent, newline))
     out.append(markers.line("end") + newline)
     return marker_at

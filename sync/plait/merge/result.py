@@ -13,6 +13,14 @@ from typing import Any, Literal
 from .conflicts import Conflict
 
 Side = Literal["ours", "theirs", "both"]
+# One of the two sides being merged.
+Hand = Literal["ours", "theirs"]
+
+
+def other(hand: Hand) -> Hand:
+    return "theirs" if hand == "ours" else "ours"
+
+
 # "dropped": a cosmetic edit (quotes, comments, wrapping) that gave way to
 # the other side's real change of the same code.
 ChangeKind = Literal["added", "changed", "removed", "moved", "dropped"]

@@ -96,9 +96,13 @@ class SemanticCheck:
     none of base, ours and theirs count.
     """
 
-    def __init__(self, base: ast.Module, ours: ast.Module, theirs: ast.Module) -> None:
+    def __init__(
+        self, base: ast.Module, ours: ast.Module, theirs: ast.Module, bound: set[tuple[str, str]] | None = None
+    ) -> None:
         self.trees = {"base": base, "ours": ours, "theirs": theirs}
         self._undefined: dict[str, dict[str, list[int]]] = {}
+        # (scope, name) bound by any input, when the caller knows them.
+        self.bound = bound
 
     def _inputs_undefined(self, label: str) -> dict[str, list[int]]:
         if label not in self._undefined:
@@ -116,15 +120,26 @@ class SemanticCheck:
                 break
         return found
 
-    def conflicts(self, result: ast.Module) -> tuple[list[Conflict], list[Use]]:
+    def conflicts(
+        self, result: ast.Module, bound: set[tuple[str, str]] | None = None
+    ) -> tuple[list[Conflict], list[Use]]:
         """One `semantic` conflict per statement of the result that uses a new undefined name,
         or calls a function of this module with arguments its merged signature refuses."""
         spans = StatementSpans(result)
-        names, name_uses = self._undefined_conflicts(result, spans)
+        if self.bound is not None and bound is not None and self.bound <= bound:
+            # Every name any input bound is bound in the same scope of the
+            # result: a use the result leaves undefined was undefined on the
+            # side that wrote it, so pyflakes has nothing new to find.
+            names: list[Conflict] = []
+            name_uses: list[Use] = []
+        else:
+            names, name_uses = self._undefined_conflicts(result, spans)
         calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
         return names + calls, name_uses + call_uses
 
-    def _call_conflicts(self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]) -> tuple[list[Conflict], list[Use]]:
+    def _call_conflicts(
+        self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]
+    ) -> tuple[list[Conflict], list[Use]]:
         """Calls the merged signatures refuse that no input's signatures refused.
 
         One side gives `_request` a new required parameter; the other side's
@@ -134,8 +149,13 @@ class SemanticCheck:
         """
         sigs = {label: signatures(tree) for label, tree in self.trees.items()}
         merged = signatures(result)
-        changed = {q for q, sig in merged.items() if sig != sigs["base"].get(q)}
+        # Only a definition base had can be called by code the other side
+        # wrote against its old signature.
+        changed = {q for q, sig in merged.items() if q in sigs["base"] and sig != sigs["base"][q]}
         if not changed:
+            return [], []
+        misfits = [c for c in calls_in(result) if c.qualname in changed and not c.fits(merged.get(c.qualname))]
+        if not misfits:
             return [], []
         # A call that already did not fit on some input is that input's problem, not the merge's.
         broken_before = {
@@ -146,21 +166,29 @@ class SemanticCheck:
         }
         conflicts: list[Conflict] = []
         uses: list[Use] = []
-        for call in calls_in(result):
-            if call.qualname not in changed or call.fits(merged.get(call.qualname)):
-                continue
+        for call in misfits:
             if (call.qualname, call.scope, call.text) in broken_before:
                 continue
             path, first, last = spans.around(call.line)
             if (first, last) in seen:
                 continue
             seen.add((first, last))
-            changer = next((s for s in ("theirs", "ours") if sigs[s].get(call.qualname) == merged.get(call.qualname) != sigs["base"].get(call.qualname)), None)
+            changer = next(
+                (
+                    s
+                    for s in ("theirs", "ours")
+                    if sigs[s].get(call.qualname) == merged.get(call.qualname) != sigs["base"].get(call.qualname)
+                ),
+                None,
+            )
             caller = "ours" if changer != "ours" else "theirs"
             what = merged[call.qualname].describe() if call.qualname in merged else "its signature"
             where = "at module level" if path == MODULE else f"in `{path}`"
             if changer is not None:
-                reason = f"{changer} changed the signature of `{call.qualname}` ({what}); {caller}' call {where} does not fit it"
+                reason = (
+                    f"{changer} changed the signature of `{call.qualname}` ({what}); "
+                    f"{caller}' call {where} does not fit it"
+                )
             else:
                 reason = f"the merged call to `{call.qualname}` {where} does not fit its merged signature ({what})"
             conflicts.append(Conflict(path, "semantic", reason, first))
@@ -285,7 +313,12 @@ def calls_in(tree: ast.Module) -> list[Call]:
             qualname = None
             if isinstance(node.func, ast.Name) and node.func.id in functions:
                 qualname = node.func.id
-            elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and cls:
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+                and cls
+            ):
                 qualname = f"{cls}.{node.func.attr}"
             if qualname is not None:
                 spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
@@ -293,6 +326,67 @@ def calls_in(tree: ast.Module) -> list[Call]:
                 out.append(Call(qualname, scope, ast.dump(node), node.lineno, len(node.args), keywords, spread))
         todo += [(child, cls, scope) for child in ast.iter_child_nodes(node)]
     return out
+
+
+def insertion_dependency(ours: str, theirs: str) -> str:
+    """Why ours-then-theirs is unsafe for two runs of statements inserted at one point ("" when it is safe).
+
+    It is unsafe when one run reads a name the other assigns (theirs' code
+    would run on a value its author never had), or both assign one name.
+    *ours* and *theirs* are the runs' source, at indentation zero.
+    """
+    o_names, t_names = _names_used(ours), _names_used(theirs)
+    if o_names is None or t_names is None:
+        return ""
+    (o_read, o_set), (t_read, t_set) = o_names, t_names
+    for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
+        shared = sorted(read & written)
+        if shared:
+            return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
+    both = sorted(o_set & t_set)
+    if both:
+        return f"both sides insert statements here that assign `{both[0]}`"
+    return ""
+
+
+def _names_used(source: str) -> tuple[set[str], set[str]] | None:
+    """(names read, names assigned) by statements in their own scope, or None if they do not parse alone.
+
+    A function's body runs later, in its own scope: only what a definition
+    evaluates on the spot (its name, decorators, defaults, a class's bases)
+    belongs to the place it is inserted at.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    read: set[str] = set()
+    assigned: set[str] = set()
+    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
+    while todo:
+        node, here = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                assigned.add(node.name)
+                todo += [(d, here) for d in node.decorator_list]
+            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
+            continue
+        if isinstance(node, ast.ClassDef):
+            assigned.add(node.name)
+            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
+            todo += [(stmt, False) for stmt in node.body]
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if here:
+                    assigned.add(node.id)
+            else:
+                read.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
+            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
+    return read, assigned
 
 
 class StatementSpans:
@@ -328,7 +422,7 @@ class StatementSpans:
 
 
 def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None) or []
+    decorators: list[ast.expr] = getattr(stmt, "decorator_list", None) or []
     return min([stmt.lineno, *(d.lineno for d in decorators)])
 
 

@@ -50,5 +50,5 @@ def structured_merge(
     longest = max([79, *(len(line) for text in (base, ours, theirs) for line in text.splitlines())])
     merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels, longest)
     merged = merger.merge_module(bm, om, tm)
-    text, conflicts = render(merged, merger.pending, sentinels, markers)
+    text, conflicts = render(merged, merger.pending, sentinels, markers, texts)
     return text, conflicts, merger.dropped

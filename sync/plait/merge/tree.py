@@ -10,14 +10,11 @@ bags for similarity, and the statement bodies nested in a compound statement.
 from __future__ import annotations
 
 import ast
-
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
-from libcst._nodes.base import CSTCodegenError
-from libcst._nodes.internal import CodegenState
 
 _EMPTY = cst.Module(body=[])
 _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
@@ -29,28 +26,53 @@ _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == 
 # times cheaper than isinstance against libcst's abstract bases.
 _INDENTED_TYPES = frozenset(
     {
-        cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.Try, cst.TryStar, cst.For,
-        cst.While, cst.With, cst.Match, cst.IndentedBlock, cst.SimpleStatementSuite, cst.ExceptHandler,
-        cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase,
+        cst.SimpleStatementLine,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.If,
+        cst.Try,
+        cst.TryStar,
+        cst.For,
+        cst.While,
+        cst.With,
+        cst.Match,
+        cst.IndentedBlock,
+        cst.SimpleStatementSuite,
+        cst.ExceptHandler,
+        cst.ExceptStarHandler,
+        cst.Else,
+        cst.Finally,
+        cst.MatchCase,
     }
 )
 
 
-class _CapturingState(CodegenState):
-    """A printer that keeps the text of every indented node it prints."""
+def capture_texts(module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
+    """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text)).
 
-    def __init__(self, module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.memo = memo
-        self.starts: list[int] = []
+    The one place plait uses libcst's private API: a code generator whose
+    per-node hooks record where each statement's tokens start and end.  The
+    public route (WhitespaceInclusivePositionProvider) computes the same
+    spans five to seven times slower, which would double a merge's time.
+    `tests/merge/test_libcst_private_route.py` fails loudly if an upgrade
+    changes what this relies on, and pyproject caps libcst below 2.
+    """
+    from libcst._nodes.internal import CodegenState
 
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) in _INDENTED_TYPES:
-            self.starts.append(len(self.tokens))
+    class Capturing(CodegenState):
+        starts: list[int]
 
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) in _INDENTED_TYPES:
-            self.memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            if type(node) in _INDENTED_TYPES:
+                self.starts.append(len(self.tokens))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            if type(node) in _INDENTED_TYPES:
+                memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
+
+    state = Capturing(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.starts = []
+    module._codegen(state)
 
 
 class Texts:
@@ -71,16 +93,45 @@ class Texts:
         self._memo: dict[int, tuple[Any, str]] = {}
         self._words: dict[int, tuple[Any, Counter[str]]] = {}
         self._syntax: dict[int, tuple[Any, str | None]] = {}
+        # Top-level statements of the captured modules, with their module's
+        # newline and indentation: when their text may stand in a new module.
+        self._top: dict[int, tuple[Any, tuple[str, str]]] = {}
 
     def capture(self, module: cst.Module) -> None:
-        state = _CapturingState(module, self._memo)
-        module._codegen(state)
+        capture_texts(module, self._memo)
+        style = (module.default_newline, module.default_indent)
+        for stmt in module.body:
+            self._top[id(stmt)] = (stmt, style)
+
+    def printed(self, module: cst.Module) -> str:
+        """The module's code, reusing the captured text of top-level statements that came through unchanged.
+
+        Printing a 2,000-line module again costs a tenth of a merge; most of
+        its statements are input nodes whose text is already known, at
+        column zero, in the same newline and indentation style.
+        """
+        style = (module.default_newline, module.default_indent)
+        parts = [module.code_for_node(line) for line in module.header]
+        for stmt in module.body:
+            top = self._top.get(id(stmt))
+            known = self._memo.get(id(stmt))
+            if top is not None and top[0] is stmt and top[1] == style and known is not None and known[0] is stmt:
+                parts.append(known[1])
+            else:
+                parts.append(module.code_for_node(stmt))
+        parts += [module.code_for_node(line) for line in module.footer]
+        text = "".join(parts)
+        if not module.has_trailing_newline and text.endswith(module.default_newline):
+            return text[: -len(module.default_newline)]
+        if module.has_trailing_newline and not text:
+            return module.default_newline
+        return text
 
     def fresh(self, node: cst.CSTNode) -> str:
         """The node printed on its own, at indentation zero."""
         try:
             return _EMPTY.code_for_node(node)
-        except CSTCodegenError:
+        except SyntaxError:  # libcst's CSTCodegenError: this node only prints inside its parent
             return "\0" + repr(node)
 
     def of(self, node: cst.CSTNode) -> str:
@@ -108,6 +159,17 @@ class Texts:
         dumped = _syntax_of(node, self.fresh)
         self._syntax[id(node)] = (node, dumped)
         return dumped
+
+    def key(self, node: cst.CSTNode) -> str:
+        """The node as an identity key: its text, or its syntax where the text could differ cosmetically.
+
+        `kw['hook']` re-quoted to `kw["hook"]` is still the same target; a
+        plain dotted name has only one spelling, so it skips the parse.
+        """
+        text = self.of(node)
+        if all(part.isidentifier() for part in text.split(".")):
+            return text
+        return self.syntax(node) or text
 
     def words(self, node: cst.CSTNode) -> Counter[str]:
         hit = self._words.get(id(node))
@@ -144,7 +206,10 @@ _HOLDERS: dict[type[cst.CSTNode], tuple[str, str]] = {
 
 
 def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | None:
-    if isinstance(node, (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param)):
+    if isinstance(
+        node,
+        (cst.Element, cst.StarredElement, cst.Arg, cst.DictElement, cst.StarredDictElement, cst.ImportAlias, cst.Param),
+    ):
         # The separator is layout, not syntax.
         node = node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
     text = fresh(node)
@@ -186,7 +251,7 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return ("def", stmt.name.value)
     if isinstance(stmt, cst.If):
-        return ("if", texts.of(stmt.test))
+        return ("if", texts.key(stmt.test))
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         small = stmt.body[0]
         if isinstance(small, cst.ImportFrom):
@@ -195,9 +260,9 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
         if isinstance(small, cst.Import):
             return ("import", dotted(small.names[0].name))
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            return ("assign", texts.of(small.targets[0].target))
+            return ("assign", texts.key(small.targets[0].target))
         if isinstance(small, cst.AnnAssign):
-            return ("assign", texts.of(small.target))
+            return ("assign", texts.key(small.target))
         if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
             return ("docstring",)
     return None
@@ -222,7 +287,7 @@ def body_keys(body: Sequence[cst.CSTNode], texts: Texts) -> list[tuple[str, ...]
 
 
 def branch_key(node: cst.If | cst.Else, texts: Texts) -> str:
-    return "else" if isinstance(node, cst.Else) else texts.of(node.test)
+    return "else" if isinstance(node, cst.Else) else texts.key(node.test)
 
 
 def if_chain(node: cst.If) -> list[cst.If | cst.Else]:
@@ -241,12 +306,12 @@ def handler_key(handler: cst.ExceptHandler | cst.ExceptStarHandler, texts: Texts
     if t is None:
         return "bare"
     if isinstance(t, cst.Tuple) and t.elements:
-        return texts.of(t.elements[0].value)
-    return texts.of(t)
+        return texts.key(t.elements[0].value)
+    return texts.key(t)
 
 
 def case_key(case: cst.MatchCase, texts: Texts) -> str:
-    return texts.of(case.pattern)
+    return texts.key(case.pattern)
 
 
 def block_body(block: cst.BaseSuite | None) -> Sequence[cst.BaseStatement] | None:
@@ -281,7 +346,9 @@ def nested_bodies(stmt: cst.CSTNode) -> Iterator[Sequence[cst.BaseStatement]]:
             yield body
 
 
-def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
+def child_bodies(
+    stmt: cst.CSTNode, texts: Texts
+) -> Iterator[tuple[tuple[str, str | None], Sequence[cst.BaseStatement]]]:
     """The statement bodies directly nested in a compound statement, by slot name.
 
     Slot names let two versions of a statement pair their bodies: the body of
@@ -304,7 +371,8 @@ def child_bodies(stmt: cst.CSTNode, texts: Texts) -> Iterator[tuple[tuple[str, s
         body = block_body(stmt.body)
         if body is not None:
             yield ("try", None), body
-        for i, h in enumerate(stmt.handlers):
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = stmt.handlers
+        for i, h in enumerate(handlers):
             body = block_body(h.body)
             if body is not None:
                 yield ("except", handler_key(h, texts) or str(i)), body
