@@ -1,17 +1,23 @@
 """Deliberately broken copies of the canonical client, for proving the conformance suite catches them.
 
-Each break is one small, realistic edit a maintainer could make to a copy,
-applied with libcst to a fresh copy of ``client/embedding_client``: a
-default flipped, a handler narrowed, a deadline dropped, a method missing, a
-word changed.  `rewrite` refuses an edit that changes nothing, so a break
-that silently stopped applying (the canonical client moved on) fails loudly
-instead of proving nothing.
+Each break is one small, realistic edit a maintainer could make to a copy
+(or that an old copy still has), applied with libcst to a fresh copy of
+``client/embedding_client``: a default flipped, a handler narrowed, a
+deadline dropped, a method missing, a word changed, a check left out.
+`rewrite` refuses an edit that changes nothing, so a break that silently
+stopped applying (the canonical client moved on) fails loudly instead of
+proving nothing.
+
+`BREAKS` pairs each break with the scenario that must expose it and the
+start of what the divergence must say.  The first six are the issue's list;
+the others show that each remaining hostile-backend scenario can fail too.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
@@ -19,8 +25,6 @@ import libcst.matchers as m
 
 REPO = Path(__file__).resolve().parents[2]
 CANONICAL = REPO / "client" / "embedding_client"
-
-Edit = Callable[[Path], None]
 
 
 def rewrite(path: Path, transformer: cst.CSTTransformer) -> None:
@@ -31,19 +35,16 @@ def rewrite(path: Path, transformer: cst.CSTTransformer) -> None:
     path.write_text(edited.code, encoding="utf-8")
 
 
-def broken_copy(folder: Path, edit: Edit) -> Path:
-    """A copy of the canonical client in *folder*/embedding_client, with *edit* applied."""
-    package = folder / "embedding_client"
-    shutil.copytree(CANONICAL, package, ignore=shutil.ignore_patterns("__pycache__"))
-    edit(package)
-    return package
-
-
 class _Scoped(cst.CSTTransformer):
-    """Knows the class and function it is in, so an edit touches one place only."""
+    """Knows the class and function it is in, so an edit touches one place only.
 
-    def __init__(self) -> None:
+    *where* is the scope of the edit, e.g. ``("Redactor", "scrub")``;
+    `edit_function` rewrites the function of exactly that scope.
+    """
+
+    def __init__(self, where: Sequence[str]) -> None:
         super().__init__()
+        self.where = list(where)
         self.scope: list[str] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -59,101 +60,176 @@ class _Scoped(cst.CSTTransformer):
     def leave_FunctionDef(
         self, original: cst.FunctionDef, updated: cst.FunctionDef
     ) -> cst.FunctionDef | cst.RemovalSentinel:
-        hit = self.function is not None and self.scope == list(self.function)
+        hit = self.scope == self.where
         self.scope.pop()
         return self.edit_function(updated) if hit else updated
-
-    #: The function `edit_function` rewrites, as its scope (``("Redactor", "scrub")``).
-    function: tuple[str, ...] | None = None
 
     def edit_function(self, node: cst.FunctionDef) -> cst.FunctionDef | cst.RemovalSentinel:
         return node
 
-    def inside(self, *names: str) -> bool:
-        return self.scope[: len(names)] == list(names)
+    @property
+    def inside(self) -> bool:
+        return self.scope[: len(self.where)] == self.where
 
 
-class _DefaultToFalse(_Scoped):
-    """``_failed(..., attempted=True)`` becomes ``attempted=False``: every failure reads as not attempted."""
+class ReplaceBody(_Scoped):
+    """The function at *where* does only *statement*."""
 
-    def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
-        if self.inside("EmbeddingClient", "_failed") and original.name.value == "attempted":
-            return updated.with_changes(default=cst.Name("False"))
-        return updated
-
-
-class _ScrubNothing(_Scoped):
-    """``Redactor.scrub`` returns its text unchanged: secrets reach the error and the log."""
-
-    function = ("Redactor", "scrub")
+    def __init__(self, where: Sequence[str], statement: str) -> None:
+        super().__init__(where)
+        self.statement = statement
 
     def edit_function(self, node: cst.FunctionDef) -> cst.FunctionDef:
-        return node.with_changes(body=cst.IndentedBlock([cst.parse_statement("return text")]))
+        return node.with_changes(body=cst.IndentedBlock([cst.parse_statement(self.statement)]))
 
 
-class _NarrowCatch(_Scoped):
-    """The last-resort ``except Exception`` of ``embed_with_outcome`` catches only httpx errors.
-
-    A rejected body (NaN, a wrong shape) is not an httpx error, so it escapes
-    the call: the copy raises on NaN.
-    """
-
-    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
-        if self.inside("EmbeddingClient", "embed_with_outcome") and m.matches(original.type, m.Name("Exception")):
-            return updated.with_changes(type=cst.parse_expression("httpx.HTTPError"))
-        return updated
-
-
-class _NoDeadline(_Scoped):
-    """``asyncio.timeout(self.timeout)`` becomes ``asyncio.timeout(None)``: only httpx's per-read timeouts remain."""
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        if self.inside("EmbeddingClient", "embed_with_outcome") and m.matches(
-            original.func, m.Attribute(value=m.Name("asyncio"), attr=m.Name("timeout"))
-        ):
-            return updated.with_changes(args=[cst.Arg(cst.Name("None"))])
-        return updated
-
-
-class _DropMethod(_Scoped):
-    """``EmbeddingClient.embed_with_outcome`` is gone: a copy from before it existed."""
-
-    function = ("EmbeddingClient", "embed_with_outcome")
+class DropFunction(_Scoped):
+    """The function at *where* is gone."""
 
     def edit_function(self, node: cst.FunctionDef) -> cst.RemovalSentinel:
         return cst.RemoveFromParent()
 
 
-class _SeverityWord(cst.CSTTransformer):
-    """The ``_SEVERITY`` table says ``"error"`` where the contract says ``"fault"``."""
+class DefaultTo(_Scoped):
+    """Parameter *name* of the function at *where* defaults to *value*."""
+
+    def __init__(self, where: Sequence[str], name: str, value: str) -> None:
+        super().__init__(where)
+        self.name, self.value = name, value
+
+    def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
+        if self.scope == self.where and original.name.value == self.name:
+            return updated.with_changes(default=cst.parse_expression(self.value))
+        return updated
+
+
+class ReplaceExpression(_Scoped):
+    """Inside the function at *where*, every expression matching *matcher* becomes *replacement*."""
+
+    def __init__(self, where: Sequence[str], matcher: m.BaseMatcherNode, replacement: str) -> None:
+        super().__init__(where)
+        self.matcher, self.replacement = matcher, cst.parse_expression(replacement)
+
+    def edit_function(self, node: cst.FunctionDef) -> cst.FunctionDef:
+        return node.with_changes(body=m.replace(node.body, self.matcher, self.replacement))
+
+
+class ReplaceInAssignment(cst.CSTTransformer):
+    """In the module-level assignment to *target*, every expression matching *matcher* becomes *replacement*."""
+
+    def __init__(self, target: str, matcher: m.BaseMatcherNode, replacement: str) -> None:
+        super().__init__()
+        self.target, self.matcher, self.replacement = target, matcher, cst.parse_expression(replacement)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
-        if not m.matches(original, m.Assign(targets=[m.AssignTarget(target=m.Name("_SEVERITY"))])):
+        if not m.matches(original, m.Assign(targets=[m.AssignTarget(target=m.Name(self.target))])):
             return updated
-        return updated.with_changes(
-            value=m.replace(updated.value, m.SimpleString('"fault"'), cst.SimpleString('"error"'))
-        )
+        return updated.with_changes(value=m.replace(updated.value, self.matcher, self.replacement))
 
 
-def reports_failures_as_not_attempted(package: Path) -> None:
-    rewrite(package / "client.py", _DefaultToFalse())
+class DropIf(_Scoped):
+    """Inside *where*, the ``if`` whose test reads *test* is gone (a check left out)."""
+
+    def __init__(self, where: Sequence[str], test: str) -> None:
+        super().__init__(where)
+        self.test = test
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If | cst.RemovalSentinel:
+        if self.inside and cst.Module([]).code_for_node(original.test) == self.test:
+            return cst.RemoveFromParent()
+        return updated
 
 
-def leaks_credentials(package: Path) -> None:
-    rewrite(package / "outcome.py", _ScrubNothing())
+@dataclass(frozen=True)
+class Break:
+    """Edits (file, transformer) that break a copy, the scenario that exposes it, and what it says."""
+
+    edits: tuple[tuple[str, cst.CSTTransformer], ...]
+    scenario: str
+    says: str
 
 
-def raises_on_nan(package: Path) -> None:
-    rewrite(package / "client.py", _NarrowCatch())
+def _one(file: str, edit: cst.CSTTransformer, scenario: str, says: str) -> Break:
+    return Break(((file, edit),), scenario, says)
 
 
-def ignores_the_deadline(package: Path) -> None:
-    rewrite(package / "client.py", _NoDeadline())
+BREAKS: dict[str, Break] = {
+    # -- the issue's list ---------------------------------------------------------------
+    "not-attempted": _one(
+        "client.py",
+        DefaultTo(("EmbeddingClient", "_failed"), "attempted", "False"),
+        "refused",
+        "attempted=False, canonical says True",
+    ),
+    "leaky": _one(
+        "outcome.py",
+        ReplaceBody(("Redactor", "scrub"), "return text"),
+        "echo-credentials-http",
+        "a secret leaked into the error",
+    ),
+    "raises-on-nan": _one(
+        "client.py",
+        ReplaceExpression(("EmbeddingClient", "embed_with_outcome"), m.Name("Exception"), "httpx.HTTPError"),
+        "nan",
+        "embed_with_outcome raised ResponseRejected: body holds NaN",
+    ),
+    "no-deadline": _one(
+        "client.py",
+        ReplaceExpression(
+            ("EmbeddingClient", "embed_with_outcome"),
+            m.Call(func=m.Attribute(value=m.Name("asyncio"), attr=m.Name("timeout"))),
+            "asyncio.timeout(None)",
+        ),
+        "drip-body",
+        "still running after 2 s: the call ignores its 1 s deadline",
+    ),
+    "stale": _one(
+        "client.py",
+        DropFunction(("EmbeddingClient", "embed_with_outcome")),
+        "ok",
+        "no embed_with_outcome: a stale copy",
+    ),
+    "error-not-fault": _one(
+        "health.py",
+        ReplaceInAssignment("_SEVERITY", m.SimpleString('"fault"'), '"error"'),
+        "advisory-fault",
+        "advisory 1: severity=error, canonical says fault",
+    ),
+    # -- the other hostile backends ---------------------------------------------------------
+    "unformattable": _one(
+        "outcome.py",
+        ReplaceBody(("describe",), "return type(exc).__name__, str(exc)"),
+        "unprintable-exception",
+        "embed_with_outcome raised RuntimeError",
+    ),
+    # Decodes without a cap and never counts what it decoded: the bomb inflates whole.
+    "counts-wire-bytes": Break(
+        (
+            ("boundary.py", ReplaceExpression(("Inflater", "feed"), m.Name("room"), "-1")),
+            ("boundary.py", DropIf(("read_body",), "decoded > budget")),
+        ),
+        "gzip-bomb",
+        "ok=True, canonical says False",
+    ),
+    "passes-control-chars": _one(
+        "outcome.py",
+        ReplaceBody(("printable",), 'return " ".join(text.split())'),
+        "control-chars",
+        "the error holds control characters",
+    ),
+    "sends-any-key": _one(
+        "client.py",
+        ReplaceBody(("_header_problem",), "return None"),
+        "bad-key-newline",
+        "attempted=True, canonical says False",
+    ),
+}
 
 
-def has_no_embed_with_outcome(package: Path) -> None:
-    rewrite(package / "client.py", _DropMethod())
-
-
-def says_error_not_fault(package: Path) -> None:
-    rewrite(package / "health.py", _SeverityWord())
+def broken_copy(folder: Path, name: str) -> Path:
+    """A copy of the canonical client in *folder*/embedding_client, broken as `BREAKS` [*name*] says."""
+    package = folder / "embedding_client"
+    shutil.copytree(CANONICAL, package, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, edit in BREAKS[name].edits:
+        rewrite(package / file, edit)
+    return package

@@ -1,10 +1,4 @@
-"""`plait conform` on the bundled workspace as committed: what it finds, and how it says it.
-
-The workspace as committed is a real test bed: the canonical client and the
-demo consumer's copy of it are current, the upstream lineage is behind the
-client hardening (so it fails each hostile case the hardening fixed), and
-the sibling predates `embed_with_outcome` altogether.
-"""
+"""`plait conform` as a user and CI run it: the bundled workspace, a copy by path, exit codes, pipes, JSON."""
 
 from __future__ import annotations
 
@@ -14,11 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from breaks import broken_copy
 from click.testing import CliRunner
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
-from plait.conformance import ConformReport, conform, load_scenarios, to_junit, to_markdown, workspace_targets
+from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
 from plait.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,158 +27,61 @@ def bundled() -> ConformReport:
     return conform(workspace_targets(Workspace.load(WORKSPACE)), load_scenarios())
 
 
-def _copy(report: ConformReport, name: str):
-    return next(c for c in report.copies if c.target.name == name)
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy whose health says "error" where the contract says "fault"."""
+    return broken_copy(tmp_path_factory.mktemp("cli-broken"), "error-not-fault")
 
 
 def run(*args: str):
     return CliRunner().invoke(cli, ["conform", "--workspace", str(WORKSPACE), *args], catch_exceptions=False)
 
 
-# -- what it finds ---------------------------------------------------------------------------
+def _python_files(files: dict[str, str]) -> dict[str, str]:
+    return {rel: text for rel, text in files.items() if rel.endswith(".py")}
+
+
+# -- the bundled workspace -----------------------------------------------------------------------
 
 
 def test_every_copy_in_the_manifest_runs_under_its_own_package_name(bundled: ConformReport) -> None:
-    assert [(c.target.name, c.target.kind, c.target.import_name) for c in bundled.copies] == [
-        ("canonical", "canonical", "embedding_client"),
-        ("upstream", "lineage", "mcp_common"),
-        ("sibling", "lineage", "mcp_common"),
-        ("cpersona", "consumer", "cpersona._vendored_mcp_common.embedding_client"),
-    ]
+    ws = Workspace.load(WORKSPACE)
+    assert [c.target.name for c in bundled.copies] == ["canonical", *ws.lineages, *ws.consumers]
     for copy in bundled.copies:
-        assert copy.error is None
-        assert Path(copy.file).parent == copy.target.package_dir, "each copy imported from its own directory"
+        assert copy.error is None, copy.error
+        assert Path(copy.file).parent == copy.target.package_dir, "each copy is imported from its own directory"
+    kinds = {c.target.name: (c.target.kind, c.target.import_name) for c in bundled.copies}
+    assert kinds["canonical"] == ("canonical", "embedding_client")
+    assert kinds["cpersona"] == ("consumer", "cpersona._vendored_mcp_common.embedding_client")
+    assert all(kinds[name] == ("lineage", lineage.package) for name, lineage in ws.lineages.items())
 
 
-def test_the_current_copies_conform_and_the_run_exits_1(bundled: ConformReport) -> None:
-    for name in ("canonical", "cpersona"):
-        copy = _copy(bundled, name)
+def test_the_canonical_client_and_every_exact_vendored_copy_conform(bundled: ConformReport) -> None:
+    ws = Workspace.load(WORKSPACE)
+    canonical = _python_files(ws.read_files(ws.canonical))
+    exact = [
+        c
+        for c in bundled.copies
+        if c.target.kind == "consumer" and _python_files(_read(c.target.package_dir)) == canonical
+    ]
+    assert exact, "the demo consumer vendors the canonical client as it is"
+    for copy in [bundled.copies[0], *exact]:
         assert copy.conforms, [(n, v.problems) for n, v in copy.verdicts.items() if v.problems]
         skipped = {n for n, v in copy.verdicts.items() if v.status == "skip"}
         assert skipped == {n for n in copy.verdicts if n.startswith("uds-")}, "only the uds transport is missing"
-    assert bundled.exit_code == 1
 
 
-# The hostile backends the client hardening fixed, and how the lineage still behind it fails each.
-HOSTILE = {
-    "advisory-fault": "advisory 1: severity=error, canonical says fault",
-    "advisory-not-configured": "advisory 1: severity=info, canonical says hint",
-    "drip-body": "took ",
-    "drip-headers": "took ",
-    "drip-error-body": "took ",
-    "endless-1xx": "took ",
-    "echo-credentials-http": "a secret leaked into the error",
-    "echo-credentials-api": "a secret leaked into a log record",
-    "bad-key-crlf": "attempted=True, canonical says False",
-    "unprintable-exception": "embed_with_outcome raised RuntimeError",
-    "gzip-bomb": "detail ",
-    "control-chars": "the error holds control characters",
-}
-
-
-@pytest.mark.parametrize("scenario", list(HOSTILE))
-def test_the_lineage_behind_the_hardening_fails_each_hostile_case(bundled: ConformReport, scenario: str) -> None:
-    verdict = _copy(bundled, "upstream").verdicts[scenario]
-    assert verdict.status == "diverge"
-    assert any(p.startswith(HOSTILE[scenario]) for p in verdict.problems), verdict.problems
-
-
-def test_a_stale_copy_is_reported_as_divergent(bundled: ConformReport) -> None:
-    sibling = _copy(bundled, "sibling")
-    assert sibling.stale and not sibling.conforms
-    calls = [v for v in sibling.verdicts.values() if v.status != "skip"]
-    assert calls and all(
-        v.problems == ["no embed_with_outcome: a stale copy (plait sync or plait vendor brings it)"] for v in calls
-    )
-    # It has the uds transport, so the uds scenarios apply to it (and fail for the same reason).
-    assert sibling.verdicts["uds-ok"].status == "diverge"
-    assert sibling.verdicts["advisory-fault"].problems == ["not applicable: it carries no health module"]
-
-
-# -- how it says it -----------------------------------------------------------------------------
-
-
-def test_json_report_shape(bundled: ConformReport) -> None:
-    data = json.loads(json.dumps(bundled.to_json()))
-    assert data["exit"] == 1
-    assert {s["name"] for s in data["scenarios"]} == {s.name for s in bundled.scenarios.scenarios}
-    upstream = data["copies"][1]
-    assert set(upstream) >= {
-        "name",
-        "kind",
-        "path",
-        "import_name",
-        "error",
-        "capabilities",
-        "conforms",
-        "counts",
-        "results",
+def _read(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.py") if "__pycache__" not in p.parts
     }
-    assert upstream["capabilities"] == {"embed_with_outcome": True, "uds": False, "transport": True, "health": True}
-    result = next(r for r in upstream["results"] if r["scenario"] == "bad-key-tab")
-    assert result["status"] == "diverge"
-    assert result["observed"]["calls"][0]["attempted"] is True
-    assert "sk-live-API-KEY-SECRET" not in json.dumps(data), "a leaked secret is masked in the report itself"
-    assert "upstream: bad-key-tab → attempted=True, canonical says False" in data["divergences"]
 
 
-def test_markdown_matrix(bundled: ConformReport) -> None:
-    text = to_markdown(bundled)
-    assert "| scenario | `canonical` | `upstream` | `sibling` | `cpersona` |" in text
-    assert "| `advisory-fault` | ✅ | ❌ | ➖ | ✅ |" in text
-    assert "- upstream: bad-key-tab → attempted=True, canonical says False" in text
+def test_the_exit_code_follows_the_copies(bundled: ConformReport) -> None:
+    assert bundled.exit_code == (0 if all(c.conforms for c in bundled.copies) else 1)
 
 
-def test_junit_xml_is_valid_against_the_schema_ci_servers_read(bundled: ConformReport) -> None:
-    document = to_junit(bundled)
-    assert validate(document, SCHEMA) == []
-    import xml.etree.ElementTree as ET
-
-    suites = {suite.get("name"): suite for suite in ET.fromstring(document)}
-    assert list(suites) == ["canonical", "upstream", "sibling", "cpersona"]
-    upstream = suites["upstream"]
-    failures = upstream.findall("testcase/failure")
-    assert int(upstream.get("failures")) == len(failures) == _copy(bundled, "upstream").count("diverge")
-    case = upstream.find("testcase[@name='advisory-fault']")
-    assert case is not None and case.get("classname") == "plait.conform.upstream"
-    assert "severity=error, canonical says fault" in case.find("failure").get("message")
-
-
-def test_the_schema_check_itself_catches_a_broken_report(bundled: ConformReport) -> None:
-    document = to_junit(bundled).replace('<testsuite name="upstream"', "<testsuite", 1)
-    document = document.replace("<properties>", "<surprise/><properties>", 1)
-    problems = validate(document, SCHEMA)
-    assert any("lacks the required attribute name" in p for p in problems)
-    assert any("surprise" in p for p in problems)
-
-
-def test_piped_output_is_one_plain_line_per_copy_and_scenario() -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "plait",
-            "conform",
-            "--workspace",
-            str(WORKSPACE),
-            "upstream",
-            "--scenario",
-            "advisory-*",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 1, proc.stderr
-    assert "\x1b" not in proc.stdout
-    lines = proc.stdout.splitlines()
-    assert "canonical  advisory-fault  pass" in lines
-    assert (
-        "upstream  advisory-fault  diverge  advisory 1: severity=error, canonical says fault"
-        " (not one of the contract's words: fault, hint)" in lines
-    )
-    assert lines[-1].startswith("1 of 2 copies conform to 7 scenarios")
-    assert "upstream: ran" in proc.stderr, "progress goes to stderr"
+# -- the command line ------------------------------------------------------------------------------
 
 
 def test_exit_0_when_every_copy_conforms() -> None:
@@ -193,7 +91,28 @@ def test_exit_0_when_every_copy_conforms() -> None:
     assert result.stdout.splitlines()[-1].startswith("2 of 2 copies conform to 9 scenarios")
 
 
-def test_json_envelope_and_pretty() -> None:
+def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", "conform", "--workspace", str(WORKSPACE), "--path", str(broken)]
+        + ["--scenario", "advisory-*"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "\x1b" not in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert "canonical  advisory-fault  pass" in lines
+    assert (
+        f"{broken}  advisory-fault  diverge  advisory 1: severity=error, canonical says fault"
+        " (not one of the contract's words: fault, hint)" in lines
+    )
+    assert f"{broken}  advisory-not-configured  pass" in lines
+    assert lines[-1].startswith("1 of 2 copies conform to 7 scenarios")
+    assert f"{broken}: ran" in proc.stderr, "progress goes to stderr"
+
+
+def test_json_envelope() -> None:
     result = run("cpersona", "--scenario", "ok", "--json")
     assert result.exit_code == 0
     assert "\n" not in result.stdout.strip(), "compact by default"
@@ -206,22 +125,23 @@ def test_json_envelope_and_pretty() -> None:
         "scenarios": str(load_scenarios().path),
         "only": ["ok"],
     }
-    pretty = run("cpersona", "--scenario", "ok", "--format", "json", "--pretty")
-    assert pretty.stdout.startswith('{\n  "schema": 1')
+    assert [c["name"] for c in data["copies"]] == ["canonical", "cpersona"]
 
 
-def test_junit_format_from_the_command_line_is_valid() -> None:
-    result = run("upstream", "--scenario", "control-chars", "--scenario", "uds-*", "--format", "junit")
+def test_junit_format_from_the_command_line_is_valid(broken: Path) -> None:
+    result = run("--path", str(broken), "--scenario", "advisory-fault", "--scenario", "uds-ok", "--format", "junit")
     assert result.exit_code == 1
     assert validate(result.stdout, SCHEMA) == []
     assert '<skipped message="not applicable: it takes no uds_path (no uds transport)"' in result.stdout
+    assert '<failure message="advisory 1: severity=error, canonical says fault' in result.stdout
 
 
-def test_a_terminal_gets_the_matrix_as_a_coloured_table() -> None:
-    result = run("upstream", "--scenario", "advisory-fault", "--scenario", "ok", "--color", "always")
+def test_a_terminal_gets_the_matrix_as_a_coloured_table(broken: Path) -> None:
+    result = run("--path", str(broken), "--scenario", "advisory-fault", "--scenario", "ok", "--color", "always")
     assert "\x1b[" in result.stdout
     assert "DIVERGES" in result.stdout and "conformance" in result.stdout
-    assert "upstream diverges:" in result.stdout
+    assert f"{broken} diverges:" in result.stdout
+    assert "advisory-fault → advisory 1: severity=error, canonical says fault" in result.stdout
 
 
 def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
@@ -240,7 +160,7 @@ def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["nope"], "no copy named nope (known: canonical, upstream, sibling, cpersona)"),
+        (["nope"], "no copy named nope (known: canonical, "),
         (["--scenario", "nothing-here"], "no scenario matches nothing-here"),
         (["--path", "/definitely/not/here"], "/definitely/not/here: no such directory"),
     ],
@@ -248,4 +168,5 @@ def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
 def test_exit_2_on_bad_input_is_one_line(args: list[str], says: str) -> None:
     result = run(*args)
     assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [next(line for line in result.stderr.splitlines() if says in line)]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and lines[0].startswith("plait conform: error: ")

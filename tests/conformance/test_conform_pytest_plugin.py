@@ -10,23 +10,29 @@ point: nothing else tells pytest about it.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from breaks import broken_copy, says_error_not_fault
+from breaks import CANONICAL, broken_copy
 
 # What the consumer writes, and all it writes, to get the scenarios.
 ONE_LINE = 'plait_conform = ["svc/_vendored/embedding_client"]'
 
 
-def _consumer(root: Path, edit=lambda package: None) -> Path:
-    (root / "svc" / "_vendored").mkdir(parents=True)
+def _consumer(root: Path, broken: str | None = None) -> Path:
+    """A consumer project vendoring the canonical client (broken as `breaks.BREAKS` [*broken*] says)."""
+    vendored = root / "svc" / "_vendored"
+    vendored.mkdir(parents=True)
     (root / "svc" / "__init__.py").write_text("")
-    (root / "svc" / "_vendored" / "__init__.py").write_text("")
-    broken_copy(root / "svc" / "_vendored", edit)
+    (vendored / "__init__.py").write_text("")
+    if broken is None:
+        shutil.copytree(CANONICAL, vendored / "embedding_client", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        broken_copy(vendored, broken)
     (root / "tests").mkdir()
     (root / "tests" / "test_service.py").write_text(
         "from svc._vendored.embedding_client import EmbeddingClient\n\n\n"
@@ -70,7 +76,7 @@ def test_a_conforming_copy_passes_every_scenario_beside_the_consumers_own_tests(
 
 
 def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path) -> None:
-    project = _consumer(tmp_path, says_error_not_fault)
+    project = _consumer(tmp_path, "error-not-fault")
     proc = _pytest(project, "--plait-conform-scenario", "advisory-*")
     assert proc.returncode == 1
     assert (

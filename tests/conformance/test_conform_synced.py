@@ -18,12 +18,6 @@ from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The sibling's sync conflicts today (its _embed_via_uds calls _request with
-# the old signature; see tests/sync/test_bundled_workspace.py): once that is
-# resolved this test passes, and strict xfail makes the marker come off.
-SIBLING_NOT_CLEAN = pytest.mark.xfail(
-    strict=True, reason="the sibling's sync conflicts (_embed_via_uds against the new _request signature)"
-)
 CONSUMER = "relay"
 
 
@@ -69,7 +63,6 @@ def test_a_consumer_added_to_the_manifest_runs_under_its_own_package_name(synced
     )
 
 
-@SIBLING_NOT_CLEAN
 def test_the_whole_bundled_workspace_conforms_after_plait_sync(synced) -> None:
     _ws, sync_report, matrix = synced
     assert sync_report.exit_code == 0
