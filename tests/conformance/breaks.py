@@ -181,7 +181,7 @@ BREAKS: dict[str, Break] = {
             "asyncio.timeout(None)",
         ),
         "drip-body",
-        "still running after 2 s: the call ignores its 1 s deadline",
+        "still running after 2.5 s: the call ignores its 1 s deadline",
     ),
     "stale": _one(
         "client.py",

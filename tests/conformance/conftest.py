@@ -20,8 +20,8 @@ from plait.conformance import ConformReport, conform, installed_canonical, load_
 def broken_matrix(tmp_path_factory: pytest.TempPathFactory) -> ConformReport:
     root = tmp_path_factory.mktemp("broken")
     scenarios = load_scenarios().named(sorted({b.scenario for b in BREAKS.values()} | {"status-500"}))
-    # A copy without a deadline drips for 2.5 s: give up on it sooner (still past the 1.75 s ceiling).
-    scenarios = dataclasses.replace(scenarios, settings=dataclasses.replace(scenarios.settings, guard=2.0))
+    # A copy without a deadline drips for 3 s: give up on it sooner (still past the 2 s ceiling).
+    scenarios = dataclasses.replace(scenarios, settings=dataclasses.replace(scenarios.settings, guard=2.5))
     targets = [installed_canonical()]
     targets += [path_target(broken_copy(root / name, name), name=name) for name in BREAKS]
     return conform(targets, scenarios)

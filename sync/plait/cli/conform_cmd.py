@@ -70,7 +70,7 @@ def _targets(
     show_default=True,
     help="text: the matrix (a table, or one line per copy and scenario in a pipe); junit: for CI test reports.",
 )
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Copies run at once (default: all).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Copies run at once (default: two per core).")
 @workspace_option
 @output_options("conform")
 @reports_errors

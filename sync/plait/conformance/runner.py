@@ -28,7 +28,7 @@ from .scenarios import ScenarioSet
 from .targets import Target
 from .verdicts import DIVERGE, PASS, SKIP, Verdict, judge, skipped
 
-__all__ = ["ConformReport", "CopyResult", "conform", "run_copy"]
+__all__ = ["ConformReport", "CopyResult", "conform", "default_jobs", "run_copy"]
 
 EXIT_OK = 0
 EXIT_DIVERGED = 1
@@ -122,6 +122,16 @@ def _hard_limit(scenarios: ScenarioSet) -> float:
     return scenarios.settings.guard * longest + _SPARE_SECONDS
 
 
+def default_jobs() -> int:
+    """How many copies run at once by default: two per core.
+
+    A copy spends most of its run waiting on deadlines, so two per core keep
+    the machine busy; many more would starve the calls themselves of CPU,
+    and a starved call that misses its deadline is a false divergence.
+    """
+    return 2 * (os.cpu_count() or 1)
+
+
 def _worker_env(no_certificates: str) -> dict[str, str]:
     """The environment of a worker: the caller's, with two changes that leave what is tested alone.
 
@@ -202,11 +212,11 @@ def conform(
 
     The canonical client is the first target of kind ``canonical``; without
     one, copies are judged against the scenarios alone.  *jobs* bounds how
-    many copies run at once (default: all of them).  *progress* hears of
+    many copies run at once (default: two per core).  *progress* hears of
     each copy as its run ends, with its raw facts.
     """
     started = time.monotonic()
-    workers = max(1, jobs or len(targets))
+    workers = max(1, jobs or default_jobs())
     raws: list[dict[str, Any]] = [{} for _ in targets]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         running = {pool.submit(run_copy, target, scenarios): index for index, target in enumerate(targets)}

@@ -68,14 +68,14 @@ class Settings:
         deadline before it gives up on it (reported as hung).
     """
 
-    timeout: float = 1.0
-    slack: float = 0.75
+    timeout: float = 5.0
+    slack: float = 1.0
     guard: float = 6.0
     width: int = 8
     max_response_bytes: int = 1024 * 1024
-    slow_seconds: float = 2.5
+    slow_seconds: float = 3.0
     drip_interval: float = 0.05
-    drip_seconds: float = 2.5
+    drip_seconds: float = 3.0
     oversize_bytes: int = 2 * 1024 * 1024
     bomb_bytes: int = 16 * 1024 * 1024
 
@@ -138,7 +138,7 @@ class Scenario:
     url: str
     api_key: str = ""
     model: str = "test-model"
-    timeout: float = 1.0
+    timeout: float = 5.0
     options: Mapping[str, Any] = field(default_factory=dict)
     wrap: str | None = None
     calls: tuple[Call, ...] = ()
