@@ -88,7 +88,7 @@ def test_exit_0_when_every_copy_conforms() -> None:
     result = run("cpersona", "--scenario", "ok", "--scenario", "refused", "--scenario", "advisory-*")
     assert result.exit_code == 0, result.stdout
     assert "cpersona  refused  pass" in result.stdout.splitlines()
-    assert result.stdout.splitlines()[-1].startswith("2 of 2 copies conform to 9 scenarios")
+    assert result.stdout.splitlines()[-1].startswith("2 of 2 copies conform to 12 scenarios")
 
 
 def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> None:
@@ -108,7 +108,7 @@ def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> N
         " (not one of the contract's words: fault, hint)" in lines
     )
     assert f"{broken}  advisory-not-configured  pass" in lines
-    assert lines[-1].startswith("1 of 2 copies conform to 7 scenarios")
+    assert lines[-1].startswith("1 of 2 copies conform to 10 scenarios")
     assert f"{broken}: ran" in proc.stderr, "progress goes to stderr"
 
 

@@ -86,6 +86,10 @@ GOOD = '[[scenario]]\nname = "fine"\nserver = "ok"\ntexts = ["a"]\nexpect = { ok
             "1 advise step(s) but 0 expected advisories",
         ),
         ('[[scenario]]\nname = "adv"\nkind = "advisory"\nsteps = [{ shout = "" }]\n', "unknown step 'shout'"),
+        (
+            '[[scenario]]\nname = "adv"\nkind = "advisory"\nsteps = [{ outcome = { ok = true, colour = 1 } }]\n',
+            "steps[0] outcome: unknown key(s) colour",
+        ),
         ("[settings]\ntimeout = 1\nspeed = 3\n", "[settings]: unknown key(s) speed"),
         ("[[scenario]]\nname = 'broken\n", "the scenarios do not parse"),
     ],

@@ -46,10 +46,8 @@ CONTRACT_KEYS = frozenset({"degraded", "severity", "reason", "evidence", "runboo
 # Not behaviours of the server but places a scenario may point at.
 _PSEUDO_SERVERS = frozenset({"refused", "by-text"})
 _MODES_WITH_URL = frozenset({"http", "api", "uds"})
-_STEP_ACTIONS = ("config", "embed", "maintenance", "advise")
-# What a copy must offer for a scenario to apply to it; otherwise it is
-# skipped for that copy, never failed (the sibling's uds, a transport hook).
-CAPABILITIES = ("uds", "transport", "health")
+_STEP_ACTIONS = ("config", "embed", "maintenance", "outcome", "advise")
+_OUTCOME_KEYS = {"attempted", "ok", "error"}
 
 
 def scenarios_path() -> Path:
@@ -119,8 +117,9 @@ class Call:
 @dataclass(frozen=True)
 class Step:
     """One step of an advisory scenario: ``config`` a mode, ``embed`` or
-    ``maintenance`` texts (the outcome is fed to health), or ``advise``
-    (``maybe_advisory`` with a session key, ``""`` for none)."""
+    ``maintenance`` texts (the call's outcome is fed to health), ``outcome``
+    (an outcome given as data, the same for every copy, fed to health), or
+    ``advise`` (``maybe_advisory`` with a session key, ``""`` for none)."""
 
     action: str
     value: Any
@@ -316,6 +315,14 @@ def _steps(reader: _Reader) -> tuple[Step, ...]:
             raise step.fail(f"unknown step {action!r} (known: {', '.join(_STEP_ACTIONS)})")
         if action in ("embed", "maintenance"):
             value = list(_texts(step, action))
+        elif action == "outcome":
+            outcome = _Reader(value, f"{step.where} outcome", reader.path)
+            outcome.only(_OUTCOME_KEYS)
+            value = {
+                "attempted": outcome.get("attempted", bool, False),
+                "ok": outcome.get("ok", bool, False),
+                "error": outcome.get("error", str),
+            }
         elif not isinstance(value, str):
             raise step.fail(f"'{action}' takes a string")
         steps.append(Step(action, value))

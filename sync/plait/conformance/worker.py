@@ -37,6 +37,7 @@ import time
 import unicodedata
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlsplit
 
@@ -298,6 +299,13 @@ class _Copy:
         }
         self.capabilities = capabilities
 
+    def outcome(self, fields: dict[str, Any]) -> Any:
+        """An outcome given as data, built with the copy's own `EmbedOutcome` when it has one."""
+        made = getattr(self.package, "EmbedOutcome", None)
+        if made is None:
+            return SimpleNamespace(**fields)
+        return made(fields["attempted"], fields["ok"], fields["error"])
+
 
 @dataclass
 class _Setup:
@@ -436,6 +444,8 @@ class _Run:
         for action, value in setup.scenario["steps"]:
             if action == "config":
                 health.observe_config(value)
+            elif action == "outcome":
+                health.observe(self.copy.outcome(value))
             elif action == "advise":
                 advisories.append(_summary(health.maybe_advisory(value or None)))
             else:
