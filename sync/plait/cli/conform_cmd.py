@@ -59,7 +59,13 @@ def _targets(
 
 @click.command("conform", short_help="Run the conformance scenarios in every copy of the client.")
 @click.argument("copies", nargs=-1)
-@click.option("--path", "paths", multiple=True, metavar="DIR", help="Also run the copy in DIR (repeatable).")
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="DIR",
+    help="Run the copy in DIR (repeatable); with no COPIES named, beside the canonical client only.",
+)
 @click.option("--scenario", "only", multiple=True, metavar="GLOB", help="Only the scenarios matching GLOB.")
 @click.option("--scenarios", "scenario_file", metavar="FILE", default=None, help="Another scenario file.")
 @click.option(

@@ -225,14 +225,8 @@ def _near(a: Any, b: float) -> bool:
     return isinstance(a, float) and not isinstance(a, bool) and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
 
-class _Unformattable(Exception):
-    """Raised by the ``unprintable`` wrapper: its message cannot be formatted at all."""
-
-    def __str__(self) -> str:
-        raise RuntimeError("this exception's message cannot be formatted")
-
-    def __repr__(self) -> str:
-        raise RuntimeError("nor its repr")
+def _cannot_format(self: BaseException) -> str:
+    raise RuntimeError("this exception's message cannot be formatted")
 
 
 def _unprintable_transport(socket_path: str) -> Any:
@@ -247,8 +241,8 @@ def _unprintable_transport(socket_path: str) -> Any:
     inner = httpx.AsyncHTTPTransport(uds=socket_path or None)
 
     class UnprintableError(httpx.TransportError):
-        __str__ = _Unformattable.__str__
-        __repr__ = _Unformattable.__repr__
+        __str__ = _cannot_format
+        __repr__ = _cannot_format
 
     class Wrapping(httpx.AsyncBaseTransport):
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
