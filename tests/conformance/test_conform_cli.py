@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomlkit
 from breaks import broken_copy
 from click.testing import CliRunner
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
 from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
-from plait.workspace import Workspace
+from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
@@ -170,3 +171,20 @@ def test_exit_2_on_bad_input_is_one_line(args: list[str], says: str) -> None:
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and lines[0].startswith("plait conform: error: ")
+
+
+def test_a_declared_consumer_that_is_not_vendored_yet_is_named_and_the_others_still_run(tmp_path: Path) -> None:
+    ws = copy_workspace(Workspace.load(WORKSPACE), tmp_path / "ws")
+    table = tomlkit.table()
+    table.update({"path": "consumers/newcomer/newcomer", "vendor_dir": "_vendored", "package": "embedding_client"})
+    ws.document["consumers"]["newcomer"] = table
+    ws.manifest.write_text(tomlkit.dumps(ws.document))
+    result = CliRunner().invoke(
+        cli,
+        ["conform", "--workspace", str(ws.dir), "canonical", "newcomer", "--scenario", "ok"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 2
+    vendored = ws.dir / "consumers" / "newcomer" / "newcomer" / "_vendored" / "embedding_client"
+    assert f"plait conform: error: newcomer: no vendored package at {vendored} (has it been vendored?)" in result.stderr
+    assert "canonical  ok  pass" in result.stdout.splitlines()

@@ -149,6 +149,8 @@ def _worker_env(no_certificates: str) -> dict[str, str]:
 
 def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = None) -> dict[str, Any]:
     """The facts of one copy's run, from its own subprocess (or ``{"error": ...}``)."""
+    if target.problem is not None:
+        return {"error": target.problem}
     request = {
         "target": target.to_wire(),
         "settings": scenarios.settings.to_wire(),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlaitError
-from ..workspace import CANONICAL, Consumer, Workspace
+from ..workspace import CANONICAL, Consumer, Copy, Workspace
 
 __all__ = ["Target", "installed_canonical", "path_target", "workspace_targets"]
 
@@ -32,6 +32,8 @@ class Target:
     package_dir: the directory holding the copy's ``__init__.py``.
     import_name: the dotted name it is imported under.
     sys_path: the directory put first on ``sys.path`` for that import.
+    problem: why the copy cannot run at all (a consumer not vendored yet);
+        the run reports it as that copy's error and runs the others.
     """
 
     name: str
@@ -39,6 +41,7 @@ class Target:
     package_dir: Path
     import_name: str
     sys_path: Path
+    problem: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -79,29 +82,36 @@ def _vendored_package(consumer: Consumer) -> Path:
         return nested
     if _is_package(consumer.vendor_dir):
         return consumer.vendor_dir
-    raise PlaitError(
-        f"consumer {consumer.name}: no vendored package at {nested} (has it been vendored?)",
-        path=str(consumer.vendor_dir),
-    )
+    raise PlaitError(f"no vendored package at {nested} (has it been vendored?)")
+
+
+def _declared(ws: Workspace, name: str, kind: str, item: Copy | Consumer) -> Target:
+    """The target of a copy the manifest declares; a lineage or consumer that is not there is its problem."""
+    try:
+        ws.checkout(item)
+        root = _vendored_package(item) if isinstance(item, Consumer) else item.root
+        return _importable(root, name, kind)
+    except PlaitError as exc:
+        if kind == "canonical":
+            raise  # without the reference there is nothing to compare with
+        where = item.vendor_dir if isinstance(item, Consumer) else item.root
+        return Target(name, kind, where, "", where.parent, problem=str(exc))
 
 
 def workspace_targets(ws: Workspace, names: list[str] | tuple[str, ...] = ()) -> list[Target]:
-    """Every copy the manifest declares (or those *names*), canonical first."""
-    ws.checkout(ws.canonical)
-    targets = [_importable(ws.canonical.root, CANONICAL, "canonical")]
-    for lineage in ws.lineages.values():
-        ws.checkout(lineage)
-        targets.append(_importable(lineage.root, lineage.name, "lineage"))
-    for consumer in ws.consumers.values():
-        ws.checkout(consumer)
-        targets.append(_importable(_vendored_package(consumer), consumer.name, "consumer"))
-    if not names:
-        return targets
-    known = {t.name: t for t in targets}
-    unknown = [n for n in names if n not in known]
+    """Every copy the manifest declares (or those *names*), canonical first.
+
+    A consumer added to the manifest is a target with no change here.  One
+    that cannot be imported as declared (not vendored yet, no package there)
+    is still a target, carrying its problem, so the run names it.
+    """
+    declared: dict[str, tuple[str, Copy | Consumer]] = {CANONICAL: ("canonical", ws.canonical)}
+    declared |= {name: ("lineage", lineage) for name, lineage in ws.lineages.items()}
+    declared |= {name: ("consumer", consumer) for name, consumer in ws.consumers.items()}
+    unknown = [n for n in names if n not in declared]
     if unknown:
-        raise PlaitError(f"no copy named {', '.join(unknown)} (known: {', '.join(known)})", path=str(ws.manifest))
-    return [known[n] for n in names]
+        raise PlaitError(f"no copy named {', '.join(unknown)} (known: {', '.join(declared)})", path=str(ws.manifest))
+    return [_declared(ws, name, *declared[name]) for name in (names or declared)]
 
 
 def path_target(path: str | Path, name: str | None = None) -> Target:
