@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Make git merge the Python files of vendored directories with plait.",
     ),
     "probe": ("probe_cmd", "probe", "Embed one text through the client: is embedding degraded, and why?"),
+    "conform": ("conform_cmd", "conform_command", "Run the conformance scenarios in every copy, against real servers."),
     "demo": ("demo_cmd", "demo", "Show status, sync and diff on a temporary copy of the workspace."),
 }
 

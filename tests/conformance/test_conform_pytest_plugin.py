@@ -1,0 +1,97 @@
+"""A consumer's own `pytest` run includes the scenarios for its vendored copy, with one line of configuration.
+
+Each test builds a small consumer project in a temporary directory (its
+package, its vendored copy of the client, one test of its own, and the one
+line in ``pyproject.toml``) and runs pytest on it in a subprocess, as the
+consumer's CI would.  The plugin comes from plait's ``pytest11`` entry
+point: nothing else tells pytest about it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+from breaks import CANONICAL, broken_copy
+
+# What the consumer writes, and all it writes, to get the scenarios.
+ONE_LINE = 'plait_conform = ["svc/_vendored/embedding_client"]'
+
+
+def _consumer(root: Path, broken: str | None = None) -> Path:
+    """A consumer project vendoring the canonical client (broken as `breaks.BREAKS` [*broken*] says)."""
+    vendored = root / "svc" / "_vendored"
+    vendored.mkdir(parents=True)
+    (root / "svc" / "__init__.py").write_text("")
+    (vendored / "__init__.py").write_text("")
+    if broken is None:
+        shutil.copytree(CANONICAL, vendored / "embedding_client", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        broken_copy(vendored, broken)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_service.py").write_text(
+        "from svc._vendored.embedding_client import EmbeddingClient\n\n\n"
+        "def test_the_service_builds_its_client():\n"
+        "    assert EmbeddingClient('none').mode == 'none'\n"
+    )
+    (root / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\npythonpath = ['.']\n{ONE_LINE}\n")
+    return root
+
+
+def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_the_plugin_is_registered_through_the_entry_point() -> None:
+    names = {ep.value for ep in entry_points(group="pytest11")}
+    assert "plait.conformance.pytest_plugin" in names, (
+        "plait's pytest11 entry point is missing: reinstall plait (pip install -e .) so its metadata has it"
+    )
+
+
+def test_a_conforming_copy_passes_every_scenario_beside_the_consumers_own_tests(tmp_path: Path) -> None:
+    proc = _pytest(_consumer(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "PASSED tests/test_service.py::test_the_service_builds_its_client" in lines
+    assert "PASSED plait-conform::refused[svc/_vendored/embedding_client]" in lines
+    assert "PASSED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in lines
+    skipped = [line for line in lines if line.startswith("SKIPPED")]
+    assert len(skipped) == 1 and skipped[0].startswith("SKIPPED [5] ") and "no uds transport" in skipped[0]
+    assert "62 passed, 5 skipped" in proc.stdout
+
+
+def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path) -> None:
+    project = _consumer(tmp_path, "error-not-fault")
+    proc = _pytest(project, "--plait-conform-scenario", "advisory-*")
+    assert proc.returncode == 1
+    assert (
+        "svc/_vendored/embedding_client: advisory-fault → advisory 1: severity=error, canonical says fault"
+        in proc.stdout
+    )
+    assert "FAILED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in proc.stdout
+    assert "PASSED plait-conform::advisory-not-configured[svc/_vendored/embedding_client]" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "deselect", [["-m", "not plait_conform"], ["tests/test_service.py::test_the_service_builds_its_client"]]
+)
+def test_the_scenarios_stay_out_when_deselected(tmp_path: Path, deselect: list[str]) -> None:
+    proc = _pytest(_consumer(tmp_path), *deselect)
+    assert proc.returncode == 0, proc.stdout
+    assert "plait-conform" not in proc.stdout.replace("plait-conform-scenario", "")
+    assert "1 passed" in proc.stdout

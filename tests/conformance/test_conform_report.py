@@ -1,0 +1,96 @@
+"""The matrix in every format: JSON for scripts, markdown for a pull request, JUnit XML for CI servers.
+
+The report under test is `broken_matrix`: the canonical client and ten
+broken copies, so every kind of cell (pass, diverge, skip) is there.  The
+JUnit XML is validated against ``junit.xsd`` (Jenkins' junit-10.xsd, with
+numbers typed as Ant's schema types them) by `xsd_subset`, a standard-library
+reader of the XSD constructs that schema uses.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from xsd_subset import read_schema, validate
+
+from plait.conformance import ConformReport, to_junit, to_markdown
+
+SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))
+
+
+def test_json_report_shape(broken_matrix: ConformReport) -> None:
+    data = json.loads(json.dumps(broken_matrix.to_json()))
+    assert data["exit"] == 1
+    assert [s["name"] for s in data["scenarios"]] == [s.name for s in broken_matrix.scenarios.scenarios]
+    copy = next(c for c in data["copies"] if c["name"] == "sends-any-key")
+    assert set(copy) >= {
+        "name",
+        "kind",
+        "path",
+        "import_name",
+        "error",
+        "capabilities",
+        "conforms",
+        "counts",
+        "results",
+    }
+    assert copy["capabilities"] == {"embed_with_outcome": True, "uds": False, "transport": True, "health": True}
+    assert copy["counts"]["diverge"] == sum(r["status"] == "diverge" for r in copy["results"])
+    result = next(r for r in copy["results"] if r["scenario"] == "bad-key-newline")
+    assert result["status"] == "diverge"
+    assert result["observed"]["calls"][0]["attempted"] is True
+    assert "sends-any-key: bad-key-newline → attempted=True, canonical says False" in data["divergences"]
+
+
+def test_markdown_matrix(broken_matrix: ConformReport) -> None:
+    text = to_markdown(broken_matrix)
+    assert text.startswith("## plait conform: 1 of 11 copies conform to 11 scenarios")
+    assert "| scenario | `canonical` | `not-attempted` | `leaky` |" in text
+    header = next(line for line in text.splitlines() if line.startswith("| scenario |"))
+    row = next(line for line in text.splitlines() if line.startswith("| `advisory-fault` |"))
+    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
+    assert cells[" `canonical` "] == cells[" `leaky` "] == " ✅ "
+    assert cells[" `error-not-fault` "] == cells[" `stale` "] == " ❌ "
+    assert "- error-not-fault: advisory-fault → advisory 1: severity=error, canonical says fault" in text
+
+
+def test_junit_xml_is_valid_against_the_schema_ci_servers_read(broken_matrix: ConformReport) -> None:
+    document = to_junit(broken_matrix)
+    assert validate(document, SCHEMA) == []
+    root = ET.fromstring(document)
+    suites = {suite.get("name"): suite for suite in root}
+    assert list(suites) == [c.target.name for c in broken_matrix.copies]
+    assert int(root.get("failures")) == sum(c.count("diverge") for c in broken_matrix.copies)
+    suite = suites["error-not-fault"]
+    assert suite.get("tests") == str(len(broken_matrix.scenarios.scenarios))
+    assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == 1
+    case = suite.find("testcase[@name='advisory-fault']")
+    assert case is not None and case.get("classname") == "plait.conform.error-not-fault"
+    assert case.find("failure").get("message").startswith("advisory 1: severity=error, canonical says fault")
+
+
+def test_the_schema_check_itself_catches_a_broken_report(broken_matrix: ConformReport) -> None:
+    document = to_junit(broken_matrix).replace('<testsuite name="leaky"', "<testsuite", 1)
+    document = document.replace("<properties>", "<surprise/><properties>", 1)
+    document = document.replace('tests="', 'tests="many', 1)
+    problems = validate(document, SCHEMA)
+    assert any("lacks the required attribute name" in p for p in problems)
+    assert any("surprise" in p for p in problems)
+    assert any("is not an xs:int" in p for p in problems)
+
+
+def test_a_copy_that_could_not_run_is_an_error_in_junit(broken_matrix: ConformReport) -> None:
+    import dataclasses
+
+    from plait.conformance.runner import CopyResult
+
+    failed = CopyResult(dataclasses.replace(broken_matrix.copies[1].target, name="gone"), error="cannot import x")
+    report = dataclasses.replace(broken_matrix, copies=[*broken_matrix.copies, failed])
+    document = to_junit(report)
+    assert validate(document, SCHEMA) == []
+    suite = ET.fromstring(document).find("testsuite[@name='gone']")
+    assert suite is not None and suite.get("errors") == "1"
+    assert suite.find("testcase/error").get("message") == "cannot import x"
+    assert report.exit_code == 2
