@@ -48,7 +48,7 @@ from .sync import (
     unified_diff,
 )
 from .transforms import ImportRewrite, rewrite_tree
-from .workspace import Consumer, Workspace
+from .workspace import Consumer, Copy, Workspace
 
 __all__ = [
     "VendorPlan",
@@ -235,20 +235,13 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
         base, ours, theirs, ours_raw=ours_raw, protected=protected, labels=labels, local=name, budget=budget
     )
 
-    # The source commit is what people compare; a commit that moved without
-    # the files moving (an unrelated commit, a shallow clone) is not news.
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
-    unmoved = previous is not None and previous.source == source.name and previous.sources() == sources
-    if unmoved and previous is not None and previous.source_commit:
-        commit: str | None = previous.source_commit
-    else:
-        commit = gitops.source_commit(source.root)
     lock = Lock(
         consumer=name,
         package=consumer.package,
         source=source.name,
         source_package=source.package,
-        source_commit=commit,
+        source_commit=_source_commit(source, sources, previous),
         plait_version=plait_version(),
         files=_locked_files(files, theirs, sources, protected, previous),
         local_edits=_local_edits(files, theirs, protected, budget),
@@ -271,6 +264,19 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
     elif plan.changed or plan.lock_changed:
         plan.outcome = "vendored"
     return plan
+
+
+def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | None) -> str | None:
+    """The commit the lock names for *source*.
+
+    The commit is what people compare; one that moved without the files
+    moving (an unrelated commit, a shallow clone's single commit) is not
+    news, so the lock keeps naming the commit it named.
+    """
+    unmoved = previous is not None and previous.source == source.name and previous.sources() == sources
+    if unmoved and previous is not None and previous.source_commit:
+        return previous.source_commit
+    return gitops.source_commit(source.root)
 
 
 def _markers_left(ws: Workspace, consumer: Consumer, names: Iterable[str]) -> list[str]:
