@@ -1,10 +1,11 @@
 """The one private libcst route plait takes, held to what it relies on.
 
-`plait.merge.tree.capture_texts` prints a module once with libcst's private
-code generator and records each statement's text from its hooks.  If a
-libcst upgrade renames the generator, stops calling the hooks, or prints
-differently inside them, these tests fail with a message saying so, instead
-of merges silently comparing the wrong texts.
+`plait.merge.printer` drives libcst's private code generator: it prints
+without position tracking, and records each statement's text from the
+generator's hooks.  If a libcst upgrade renames the generator, stops calling
+the hooks, changes the position-tracking call, or prints differently inside
+them, these tests fail with a message saying so, instead of merges silently
+comparing the wrong texts.
 """
 
 from __future__ import annotations
@@ -36,10 +37,18 @@ def test_the_private_printer_exists() -> None:
     try:
         from libcst._nodes.internal import CodegenState
     except ImportError as exc:  # pragma: no cover - only on an incompatible libcst
-        pytest.fail(f"libcst no longer has _nodes.internal.CodegenState ({exc}); rework plait.merge.tree.capture_texts")
-    assert hasattr(CodegenState, "before_codegen") and hasattr(CodegenState, "after_codegen"), (
-        "libcst's CodegenState lost its per-node hooks; rework plait.merge.tree.capture_texts"
-    )
+        pytest.fail(f"libcst no longer has _nodes.internal.CodegenState ({exc}); rework plait.merge.printer")
+    for hook in ("before_codegen", "after_codegen", "record_syntactic_position", "add_token"):
+        assert hasattr(CodegenState, hook), f"libcst's CodegenState lost {hook}; rework plait.merge.printer"
+
+
+def test_the_fast_printer_prints_what_libcst_prints() -> None:
+    from plait.merge import printer
+
+    module = cst.parse_module(SOURCE)
+    for stmt in module.body:
+        assert printer.code(stmt, module.default_indent, module.default_newline) == module.code_for_node(stmt)
+    assert printer.code(module) == module.code
 
 
 def test_captured_texts_are_what_the_public_printer_prints() -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
-from .inventory import Inventory, law5_violations, summarize, take_inventory
+from .inventory import Inventory, StatementCounts, law5_violations, summarize, take_inventory
 from .lines import LineMerge, merge_lines
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
@@ -264,7 +264,7 @@ class _Merge:
     ) -> MergeResult:
         base, ours, theirs = self.texts
         self.invs = invs
-        self.semantic = SemanticCheck(bt, ot, tt, invs[0].bound | invs[1].bound | invs[2].bound)
+        self.semantic = SemanticCheck(bt, ot, tt, invs)
 
         # Identity laws hold byte for byte: nothing to merge when a side is unchanged.
         if ours in (base, theirs) or theirs == base:
@@ -311,7 +311,7 @@ class _Merge:
                 _path, first, last = spans.around(conflict.line)
                 problems.remove(conflict)
                 marked.append(_Region(conflict, first, last, self._whose(tree, first)))
-        semantic, uses = self.semantic.conflicts(tree, inv_r.bound)
+        semantic, uses = self.semantic.conflicts(tree, inv_r)
         marked += [_Region(c, u.first, u.last, u.side) for c, u in zip(semantic, uses, strict=True)]
         return _Audit(changes, problems, marked)
 
@@ -320,8 +320,8 @@ class _Merge:
         stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
         if (
             stmt is not None
-            and self.invs[1].statements[ast.dump(stmt)] == 0
-            and self.invs[2].statements[ast.dump(stmt)]
+            and StatementCounts.of(self.invs[1]).counts[ast.dump(stmt)] == 0
+            and StatementCounts.of(self.invs[2]).counts[ast.dump(stmt)]
         ):
             return "theirs"
         return "ours"

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .conflicts import Conflict
 from .order import lis_members
 from .result import Change, Side
+from .semantic import Call
+from .spelling import has_one_spelling
 
 MODULE = "<module>"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -51,14 +54,9 @@ class Inventory:
         self.fingerprints: dict[Item, str] = {}
         # Definitions in source order, for reporting reorders.
         self.def_order: list[str] = []
-        # Every statement by its syntax alone (`ast.dump`: blind to quotes,
-        # comments and wrapping), wherever it stands: a block moved into a
-        # new helper is still there, and a cosmetic edit is no edit.
-        self.statements: Counter[str] = Counter()
-        self.statement_sites: dict[str, tuple[str, int, str]] = {}
-        # What a statement is about regardless of its details (the target of
-        # an assignment, the callee of a call), to recognise edited versions.
-        self.statement_anchors: dict[str, str] = {}
+        # (text, node, path) of each top-level statement and top-level
+        # class member: what statements are counted by (StatementCounts).
+        self.units: list[tuple[str, ast.stmt, str]] = []
         # Names bound per scope (module and class bodies, definitions
         # anywhere): a merge must not bind a name twice where no side did.
         self.bindings: Counter[tuple[str, str]] = Counter()
@@ -70,6 +68,10 @@ class Inventory:
         # Every (scope, name) the module binds, locals included: a merge can
         # only leave a name undefined where an input bound it and it did not.
         self.bound: set[tuple[str, str]] = set()
+        # For each name, the scopes that read it.
+        self.uses: dict[str, set[str]] = {}
+        # Calls of names and of methods on `self`, for the signature check.
+        self.calls: list[Call] = []
 
     def paths_for(self, kind: str, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -101,16 +103,28 @@ _COMPOUND_HEADERS: dict[type[ast.stmt], tuple[str, ...]] = {
 }
 
 
+def _dump(node: ast.AST) -> str:
+    # Field names add nothing to a key but length: the field order is fixed.
+    return ast.dump(node, annotate_fields=False)
+
+
 def _header_key(stmt: ast.stmt, fields: tuple[str, ...]) -> str:
     parts = []
     for name in fields:
         value = getattr(stmt, name)
-        parts.append(",".join(ast.dump(v) for v in value) if isinstance(value, list) else ast.dump(value))
+        parts.append(",".join(_dump(v) for v in value) if isinstance(value, list) else _dump(value))
     return f"{type(stmt).__name__}({';'.join(parts)})"
 
 
 def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
-    """Statements and bindings, walked iteratively (bodies only, never expressions)."""
+    """Bindings, and the units statements are counted by, walked iteratively (bodies only).
+
+    A unit is a top-level statement, or a member of a top-level class.
+    Counting statements means an `ast.dump` of each, the ledger's priciest
+    step, and units with the same text in all four versions of a merge count
+    the same everywhere, so the ledger counts only the others (see
+    `StatementCounts.of`).
+    """
     # (body, path, binds_everything): module and class bodies bind every
     # name they assign; a function body's locals may be rebound freely, so
     # only the definitions in it count.
@@ -122,44 +136,113 @@ def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
             if isinstance(stmt, _DEFS):
                 inner = stmt.name if path == MODULE else f"{path}.{stmt.name}"
                 stack.append((stmt.body, inner, isinstance(stmt, ast.ClassDef)))
+            else:
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(stmt, name, None)
+                    if block:
+                        stack.append((block, path, binds_all))
+                for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+                    stack.append((part.body, path, binds_all))
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            inv.units += [(_unit_text(member, inv), member, stmt.name) for member in stmt.body]
+        else:
+            inv.units.append((_unit_text(stmt, inv), stmt, MODULE))
+
+
+def _unit_text(stmt: ast.stmt, inv: Inventory) -> str:
+    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+    return "\n".join(inv.source_lines[first - 1 : stmt.end_lineno or stmt.lineno])
+
+
+@dataclass
+class StatementCounts:
+    """Statements of some units by their syntax alone (`ast.dump`: blind to quotes, comments and wrapping)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    sites: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    # What a statement is about regardless of its details (the target of an
+    # assignment, the callee of a call), to recognise edited versions.
+    anchors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        inv: Inventory,
+        skip: Counter[str] | None = None,
+        cache: dict[tuple[str, str], list[_Counted]] | None = None,
+    ) -> StatementCounts:
+        """Count the statements of *inv*'s units, leaving out as many units of each text as *skip* says.
+
+        *cache*, shared between the versions of one merge, holds each unit's
+        statements by its text: a method only one side changed has the same
+        text in two or three versions and is dumped once.
+        """
+        out = cls()
+        left = Counter(skip) if skip else Counter[str]()
+        for text, node, path in inv.units:
+            if left[text] > 0:
+                left[text] -= 1
+                continue
+            counted = cache.get((path, text)) if cache is not None else None
+            if counted is None:
+                counted = list(_statements_of(node, path))
+                if cache is not None:
+                    cache[(path, text)] = counted
+            for key, where, offset, anchor in counted:
+                out._count(key, where, node.lineno + offset, anchor, inv)
+        return out
+
+    def _count(self, key: str, path: str, line: int, anchor: str, inv: Inventory) -> None:
+        self.counts[key] += 1
+        if key not in self.sites:
+            text = inv.source_lines[line - 1].strip() if line <= len(inv.source_lines) else ""
+            self.sites[key] = (path, line, text if len(text) <= 60 else text[:57] + "...")
+            self.anchors[key] = anchor
+
+
+# (statement key, path of the definition it stands in, line offset from its unit, anchor)
+_Counted = tuple[str, str, int, str]
+
+
+def _statements_of(unit: ast.stmt, path: str) -> Iterator[_Counted]:
+    origin = unit.lineno
+    stack: list[tuple[list[ast.stmt], str]] = [([unit], path)]
+    while stack:
+        body, where = stack.pop()
+        for stmt in body:
+            if isinstance(stmt, _DEFS):
+                stack.append((stmt.body, stmt.name if where == MODULE else f"{where}.{stmt.name}"))
                 continue
             fields = _COMPOUND_HEADERS.get(type(stmt))
             if fields is None:
-                key = ast.dump(stmt)
+                key = _dump(stmt)
             else:
                 key = _header_key(stmt, fields)
                 for name in ("body", "orelse", "finalbody"):
                     block = getattr(stmt, name, None)
                     if block:
-                        stack.append((block, path, binds_all))
+                        stack.append((block, where))
                 for handler in getattr(stmt, "handlers", ()):
-                    caught = ast.dump(handler.type) if handler.type else ""
-                    _count(inv, f"except({caught};{handler.name})", path, handler.lineno, "except")
-                    stack.append((handler.body, path, binds_all))
+                    caught = _dump(handler.type) if handler.type else ""
+                    yield f"except({caught};{handler.name})", where, handler.lineno - origin, "except"
+                    stack.append((handler.body, where))
                 for case in getattr(stmt, "cases", ()):
-                    guard = ast.dump(case.guard) if case.guard else ""
-                    _count(inv, f"case({ast.dump(case.pattern)};{guard})", path, case.pattern.lineno, "case")
-                    stack.append((case.body, path, binds_all))
-            _count(inv, key, path, stmt.lineno, _anchor(stmt))
-
-
-def _count(inv: Inventory, key: str, path: str, line: int, anchor: str) -> None:
-    inv.statements[key] += 1
-    if key not in inv.statement_sites:
-        text = inv.source_lines[line - 1].strip() if line <= len(inv.source_lines) else ""
-        inv.statement_sites[key] = (path, line, text if len(text) <= 60 else text[:57] + "...")
-        inv.statement_anchors[key] = anchor
+                    guard = _dump(case.guard) if case.guard else ""
+                    yield f"case({_dump(case.pattern)};{guard})", where, case.pattern.lineno - origin, "case"
+                    stack.append((case.body, where))
+            yield key, where, stmt.lineno - origin, _anchor(stmt)
 
 
 def _anchor(stmt: ast.stmt) -> str:
     """What a statement is about, for pairing two edited versions of it."""
     kind = type(stmt).__name__
     if isinstance(stmt, ast.Assign):
-        return kind + ":" + ",".join(ast.dump(t) for t in stmt.targets)
+        return kind + ":" + ",".join(_dump(t) for t in stmt.targets)
     if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-        return kind + ":" + ast.dump(stmt.target)
+        return kind + ":" + _dump(stmt.target)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        return kind + ":" + ast.dump(stmt.value.func)
+        return kind + ":" + _dump(stmt.value.func)
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return "import"
     return kind
@@ -201,6 +284,8 @@ class _Collector(ast.NodeVisitor):
         self.lines = source.encode("utf-8").splitlines(keepends=True)
         self.depth = 0
         self.scope: list[str] = []
+        # Enclosing classes: `self.name(...)` inside one calls its method.
+        self.classes: list[str] = []
         # Whether each enclosing scope is a function: locals are not members.
         self.in_function: list[bool] = [False]
         self.container: list[str] = []
@@ -219,6 +304,11 @@ class _Collector(ast.NodeVisitor):
         else:
             raw = b"".join([self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end]])
         return raw.decode("utf-8")
+
+    def norm(self, node: ast.expr) -> str:
+        """An element's identity: its source, or its syntax where the source could be re-spelled."""
+        text = self.src(node)
+        return text if has_one_spelling(text) else ast.dump(node)
 
     def own_text(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
         """A definition's source without its nested definitions.
@@ -276,10 +366,10 @@ class _Collector(ast.NodeVisitor):
                     self.inv.bound.add((qual, p.arg))
         for dec in node.decorator_list:
             callee = dec.func if isinstance(dec, ast.Call) else dec
-            self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{ast.dump(callee)}")
+            self.add("decorator", f"decorator @{self.src(callee)}", qual, f"decorator @{self.norm(callee)}")
         if isinstance(node, ast.ClassDef):
             for base in node.bases:
-                self.add("base", f"base {self.src(base)}", qual, f"base {ast.dump(base)}")
+                self.add("base", f"base {self.src(base)}", qual, f"base {self.norm(base)}")
             for kw in node.keywords:
                 self.add("base", f"base {kw.arg or '**'}=", qual)
         else:
@@ -294,8 +384,13 @@ class _Collector(ast.NodeVisitor):
             self.visit(dec)
         self.scope.append(node.name)
         self.in_function.append(not isinstance(node, ast.ClassDef))
+        is_class = isinstance(node, ast.ClassDef)
+        if is_class:
+            self.classes.append(node.name)
         for stmt in node.body:
             self.visit(stmt)
+        if is_class:
+            self.classes.pop()
         self.in_function.pop()
         self.scope.pop()
 
@@ -305,7 +400,9 @@ class _Collector(ast.NodeVisitor):
 
     # -- elements ------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load):
+        if isinstance(node.ctx, ast.Load):
+            self.inv.uses.setdefault(node.id, set()).add(self.path)
+        else:
             self.inv.bound.add((self.path, node.id))
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -325,16 +422,20 @@ class _Collector(ast.NodeVisitor):
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
-                self.add("except", f"except type {self.src(t)}", key=f"except type {ast.dump(t)}")
+                self.add("except", f"except type {self.src(t)}", key=f"except type {self.norm(t)}")
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
-        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {ast.dump(node.test)}")
+        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {self.norm(node.test)}")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        call = Call.of(node, self.path, self.classes[-1] if self.classes else None)
+        if call is not None:
+            self.inv.calls.append(call)
         if node.keywords:
-            callee, callee_key = self.src(node.func), ast.dump(node.func)
+            callee = self.src(node.func)
+            callee_key = callee if has_one_spelling(callee) else ast.dump(node.func)
             for kw in node.keywords:
                 name = kw.arg or "**"
                 self.add("kwarg", f"keyword argument {name} in {callee}(...)", key=f"kwarg {name} in {callee_key}")
@@ -375,7 +476,7 @@ class _Collector(ast.NodeVisitor):
             if key is None:
                 self.add("entry", f"dict key **{where}")
             else:
-                self.add("entry", f"dict key {self.src(key)}{where}", key=f"dict key {ast.dump(key)}{where}")
+                self.add("entry", f"dict key {self.src(key)}{where}", key=f"dict key {self.norm(key)}{where}")
         self.container.append("")
         for v in node.values:
             self.visit(v)
@@ -390,7 +491,7 @@ class _Collector(ast.NodeVisitor):
         if always or (self.container and self.container[-1]):
             where = self._where()
             for elt in node.elts:
-                self.add("entry", f"entry {self.src(elt)}{where}", key=f"entry {ast.dump(elt)}{where}")
+                self.add("entry", f"entry {self.src(elt)}{where}", key=f"entry {self.norm(elt)}{where}")
         self.container.append("")
         for elt in node.elts:
             self.visit(elt)
@@ -603,18 +704,25 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
     has; a missing version is excused by such a newcomer of the same kind
     (an assignment to the same target, a call of the same callee).
     """
-    short: dict[str, Inventory] = {}
+    invs = (base, ours, theirs, result)
+    texts = [Counter(text for text, _node, _path in inv.units) for inv in invs]
+    # Statements in a unit every version has word for word count the same
+    # in all four and cannot decide the law: leave them out.
+    common = Counter({text: min(t[text] for t in texts) for text in texts[0]})
+    cache: dict[tuple[str, str], list[_Counted]] = {}
+    b_counts, o_counts, t_counts, r_counts = (StatementCounts.of(inv, common, cache) for inv in invs)
+    short: dict[str, StatementCounts] = {}
     newcomers: set[str] = set()
-    for stmt in set(base.statements) | set(ours.statements) | set(theirs.statements) | set(result.statements):
-        b, o, t = base.statements[stmt], ours.statements[stmt], theirs.statements[stmt]
-        r = result.statements[stmt]
+    for stmt in set(b_counts.counts) | set(o_counts.counts) | set(t_counts.counts) | set(r_counts.counts):
+        b, o, t = b_counts.counts[stmt], o_counts.counts[stmt], t_counts.counts[stmt]
+        r = r_counts.counts[stmt]
         if r > max(b, o, t):
-            newcomers.add(result.statement_anchors[stmt])
+            newcomers.add(r_counts.anchors[stmt])
         # The side whose count the merge must follow; its copy is the one to name.
         if o == b:
-            want, decider = t, theirs
+            want, decider = t, t_counts
         elif t == b:
-            want, decider = o, ours
+            want, decider = o, o_counts
         else:
             # Both changed the count: the same change, or each its own copy
             # of a statement that stands in several places (both deleting a
@@ -623,11 +731,11 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
         if r < want:
             short[stmt] = decider
     out: list[Conflict] = []
-    for stmt, decider in sorted(short.items()):
-        if decider.statement_anchors[stmt] in newcomers:
+    for stmt, decider in sorted(short.items(), key=lambda kv: kv[0]):
+        if decider.anchors[stmt] in newcomers:
             continue
-        label = "ours" if decider is ours else "theirs"
-        path, line, text = decider.statement_sites[stmt]
+        label = "ours" if decider is o_counts else "theirs"
+        path, line, text = decider.sites[stmt]
         out.append(Conflict(path, "lost", f"{label} has `{text}` (its line {line}) but the merge result lacks it"))
     return out
 

@@ -12,10 +12,14 @@ why it is used here instead of a hand-written walk.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .conflicts import Conflict
+
+if TYPE_CHECKING:
+    from .inventory import Inventory
 
 MODULE = "<module>"
 
@@ -96,13 +100,12 @@ class SemanticCheck:
     none of base, ours and theirs count.
     """
 
-    def __init__(
-        self, base: ast.Module, ours: ast.Module, theirs: ast.Module, bound: set[tuple[str, str]] | None = None
-    ) -> None:
+    def __init__(self, base: ast.Module, ours: ast.Module, theirs: ast.Module, invs: Sequence[Inventory]) -> None:
         self.trees = {"base": base, "ours": ours, "theirs": theirs}
+        self.invs = dict(zip(("base", "ours", "theirs"), invs, strict=True))
         self._undefined: dict[str, dict[str, list[int]]] = {}
-        # (scope, name) bound by any input, when the caller knows them.
-        self.bound = bound
+        # (scope, name) bound by any input.
+        self.bound = set().union(*(inv.bound for inv in invs))
 
     def _inputs_undefined(self, label: str) -> dict[str, list[int]]:
         if label not in self._undefined:
@@ -120,25 +123,33 @@ class SemanticCheck:
                 break
         return found
 
-    def conflicts(
-        self, result: ast.Module, bound: set[tuple[str, str]] | None = None
-    ) -> tuple[list[Conflict], list[Use]]:
+    def conflicts(self, result: ast.Module, inv: Inventory) -> tuple[list[Conflict], list[Use]]:
         """One `semantic` conflict per statement of the result that uses a new undefined name,
         or calls a function of this module with arguments its merged signature refuses."""
         spans = StatementSpans(result)
-        if self.bound is not None and bound is not None and self.bound <= bound:
-            # Every name any input bound is bound in the same scope of the
-            # result: a use the result leaves undefined was undefined on the
-            # side that wrote it, so pyflakes has nothing new to find.
-            names: list[Conflict] = []
-            name_uses: list[Use] = []
-        else:
+        if self._may_leave_undefined(inv):
             names, name_uses = self._undefined_conflicts(result, spans)
-        calls, call_uses = self._call_conflicts(result, spans, {(u.first, u.last) for u in name_uses})
+        else:
+            names, name_uses = [], []
+        calls, call_uses = self._call_conflicts(result, inv, spans, {(u.first, u.last) for u in name_uses})
         return names + calls, name_uses + call_uses
 
+    def _may_leave_undefined(self, inv: Inventory) -> bool:
+        """Whether the result might use a name where no input left it unbound.
+
+        Only a binding some input has and the result lost can make a use
+        newly undefined, and only a use in that binding's scope (or one
+        nested in it).  A block moved into another function takes its uses
+        along, so the common case skips pyflakes altogether.
+        """
+        for scope, name in self.bound - inv.bound:
+            inside = scope + "."
+            if any(s == scope or scope == MODULE or s.startswith(inside) for s in inv.uses.get(name, ())):
+                return True
+        return False
+
     def _call_conflicts(
-        self, result: ast.Module, spans: StatementSpans, seen: set[tuple[int, int]]
+        self, result: ast.Module, inv: Inventory, spans: StatementSpans, seen: set[tuple[int, int]]
     ) -> tuple[list[Conflict], list[Use]]:
         """Calls the merged signatures refuse that no input's signatures refused.
 
@@ -154,20 +165,17 @@ class SemanticCheck:
         changed = {q for q, sig in merged.items() if q in sigs["base"] and sig != sigs["base"][q]}
         if not changed:
             return [], []
-        misfits = [c for c in calls_in(result) if c.qualname in changed and not c.fits(merged.get(c.qualname))]
+        misfits = [c for c in inv.calls if c.qualname in changed and not c.fits(merged.get(c.qualname))]
         if not misfits:
             return [], []
         # A call that already did not fit on some input is that input's problem, not the merge's.
         broken_before = {
-            (c.qualname, c.scope, c.text)
-            for label, tree in self.trees.items()
-            for c in calls_in(tree)
-            if not c.fits(sigs[label].get(c.qualname))
+            c.ident for label, side in self.invs.items() for c in side.calls if not c.fits(sigs[label].get(c.qualname))
         }
         conflicts: list[Conflict] = []
         uses: list[Use] = []
         for call in misfits:
-            if (call.qualname, call.scope, call.text) in broken_before:
+            if call.ident in broken_before:
                 continue
             path, first, last = spans.around(call.line)
             if (first, last) in seen:
@@ -269,15 +277,38 @@ def signatures(tree: ast.Module) -> dict[str, Signature]:
 
 @dataclass(frozen=True)
 class Call:
-    """A call the module resolves itself, with what it supplies."""
+    """A call the module may resolve itself (a name, or a method on `self`), with what it supplies."""
 
-    qualname: str
+    qualname: str  # `name` for a module function, `Class.name` for a method
     scope: str  # the definition it stands in
-    text: str  # its syntax, to recognise it on another side
-    line: int
+    node: ast.Call
     positional: int
     keywords: tuple[str, ...]
     spread: bool  # *args or **kwargs: any signature might fit
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def ident(self) -> tuple[str, str, str]:
+        """The call as another side would spell it: the same callee, scope and syntax."""
+        return (self.qualname, self.scope, ast.dump(self.node))
+
+    @classmethod
+    def of(cls, node: ast.Call, scope: str, enclosing_class: str | None) -> Call | None:
+        func = node.func
+        if isinstance(func, ast.Name):
+            qualname = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            if enclosing_class is None:
+                return None
+            qualname = f"{enclosing_class}.{func.attr}"
+        else:
+            return None
+        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+        return cls(qualname, scope, node, len(node.args), keywords, spread)
 
     def fits(self, sig: Signature | None) -> bool:
         if sig is None or self.spread:
@@ -293,39 +324,6 @@ class Call:
             filled.add(name)
         missing = [n for n in sig.positional[: sig.required] if n not in filled]
         return not missing and all(n in filled for n in sig.kwonly_required)
-
-
-def calls_in(tree: ast.Module) -> list[Call]:
-    """Calls of module functions by name, and of the enclosing class's methods on `self`."""
-    functions = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    out: list[Call] = []
-    todo: list[tuple[ast.AST, str, str]] = [(s, "", MODULE) for s in tree.body]
-    while todo:
-        node, cls, scope = todo.pop()
-        if isinstance(node, ast.ClassDef):
-            todo += [(child, node.name, node.name) for child in node.body]
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = node.name if scope == MODULE else f"{scope}.{node.name}"
-            todo += [(child, cls, inner) for child in ast.iter_child_nodes(node)]
-            continue
-        if isinstance(node, ast.Call):
-            qualname = None
-            if isinstance(node.func, ast.Name) and node.func.id in functions:
-                qualname = node.func.id
-            elif (
-                isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "self"
-                and cls
-            ):
-                qualname = f"{cls}.{node.func.attr}"
-            if qualname is not None:
-                spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
-                keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
-                out.append(Call(qualname, scope, ast.dump(node), node.lineno, len(node.args), keywords, spread))
-        todo += [(child, cls, scope) for child in ast.iter_child_nodes(node)]
-    return out
 
 
 def insertion_dependency(ours: str, theirs: str) -> str:

@@ -16,7 +16,9 @@ from typing import Any
 
 import libcst as cst
 
-_EMPTY = cst.Module(body=[])
+from . import printer
+from .spelling import has_one_spelling
+
 _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
 
 
@@ -24,7 +26,7 @@ _WORD_TABLE = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == 
 # one full print of their module instead of being re-printed one by one.
 # The hooks run for every node printed; an exact-type set lookup is several
 # times cheaper than isinstance against libcst's abstract bases.
-_INDENTED_TYPES = frozenset(
+_INDENTED_TYPES: frozenset[type[cst.CSTNode]] = frozenset(
     {
         cst.SimpleStatementLine,
         cst.FunctionDef,
@@ -47,32 +49,11 @@ _INDENTED_TYPES = frozenset(
 )
 
 
-def capture_texts(module: cst.Module, memo: dict[int, tuple[Any, str]]) -> None:
-    """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text)).
-
-    The one place plait uses libcst's private API: a code generator whose
-    per-node hooks record where each statement's tokens start and end.  The
-    public route (WhitespaceInclusivePositionProvider) computes the same
-    spans five to seven times slower, which would double a merge's time.
-    `tests/merge/test_libcst_private_route.py` fails loudly if an upgrade
-    changes what this relies on, and pyproject caps libcst below 2.
-    """
-    from libcst._nodes.internal import CodegenState
-
-    class Capturing(CodegenState):
-        starts: list[int]
-
-        def before_codegen(self, node: cst.CSTNode) -> None:
-            if type(node) in _INDENTED_TYPES:
-                self.starts.append(len(self.tokens))
-
-        def after_codegen(self, node: cst.CSTNode) -> None:
-            if type(node) in _INDENTED_TYPES:
-                memo[id(node)] = (node, "".join(self.tokens[self.starts.pop() :]))
-
-    state = Capturing(default_indent=module.default_indent, default_newline=module.default_newline)
-    state.starts = []
-    module._codegen(state)
+def capture_texts(
+    module: cst.Module, memo: dict[int, tuple[Any, str]], places: dict[int, printer.Place] | None = None
+) -> None:
+    """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text))."""
+    printer.capture(module, _INDENTED_TYPES, memo, {} if places is None else places)
 
 
 class Texts:
@@ -93,46 +74,38 @@ class Texts:
         self._memo: dict[int, tuple[Any, str]] = {}
         self._words: dict[int, tuple[Any, Counter[str]]] = {}
         self._syntax: dict[int, tuple[Any, str | None]] = {}
-        # Top-level statements of the captured modules, with their module's
-        # newline and indentation: when their text may stand in a new module.
-        self._top: dict[int, tuple[Any, tuple[str, str]]] = {}
+        # Where each captured statement was printed: when its text may stand in another module.
+        self._places: dict[int, printer.Place] = {}
 
     def capture(self, module: cst.Module) -> None:
-        capture_texts(module, self._memo)
-        style = (module.default_newline, module.default_indent)
-        for stmt in module.body:
-            self._top[id(stmt)] = (stmt, style)
+        capture_texts(module, self._memo, self._places)
 
     def printed(self, module: cst.Module) -> str:
-        """The module's code, reusing the captured text of top-level statements that came through unchanged.
+        """The module's code, reusing the captured text of statements that came through unchanged.
 
         Printing a 2,000-line module again costs a tenth of a merge; most of
-        its statements are input nodes whose text is already known, at
-        column zero, in the same newline and indentation style.
+        its statements are input nodes whose text is already known, at the
+        same indentation, in the same newline and indentation style.
         """
-        style = (module.default_newline, module.default_indent)
-        parts = [module.code_for_node(line) for line in module.header]
-        for stmt in module.body:
-            top = self._top.get(id(stmt))
-            known = self._memo.get(id(stmt))
-            if top is not None and top[0] is stmt and top[1] == style and known is not None and known[0] is stmt:
-                parts.append(known[1])
-            else:
-                parts.append(module.code_for_node(stmt))
-        parts += [module.code_for_node(line) for line in module.footer]
-        text = "".join(parts)
-        if not module.has_trailing_newline and text.endswith(module.default_newline):
-            return text[: -len(module.default_newline)]
-        if module.has_trailing_newline and not text:
-            return module.default_newline
-        return text
+        return printer.code_reusing(module, self._known)
+
+    def _known(self, node: cst.CSTNode, place: printer.Place) -> str | None:
+        hit = self._memo.get(id(node))
+        if hit is None or hit[0] is not node or self._places.get(id(node)) != place:
+            return None
+        return hit[1]
 
     def fresh(self, node: cst.CSTNode) -> str:
         """The node printed on its own, at indentation zero."""
         try:
-            return _EMPTY.code_for_node(node)
+            return printer.code(node)
         except SyntaxError:  # libcst's CSTCodegenError: this node only prints inside its parent
             return "\0" + repr(node)
+
+    def known(self, node: cst.CSTNode) -> bool:
+        """Whether the node's text is at hand without printing it."""
+        hit = self._memo.get(id(node))
+        return hit is not None and hit[0] is node
 
     def of(self, node: cst.CSTNode) -> str:
         hit = self._memo.get(id(node))
@@ -163,11 +136,13 @@ class Texts:
     def key(self, node: cst.CSTNode) -> str:
         """The node as an identity key: its text, or its syntax where the text could differ cosmetically.
 
-        `kw['hook']` re-quoted to `kw["hook"]` is still the same target; a
-        plain dotted name has only one spelling, so it skips the parse.
+        `kw['hook']` re-quoted to `kw["hook"]` is still the same target; text
+        with nothing to re-spell skips the parse (see `spelling`).
         """
+        if isinstance(node, cst.Name):
+            return node.value  # most keys: an assignment to a plain name
         text = self.of(node)
-        if all(part.isidentifier() for part in text.split(".")):
+        if has_one_spelling(text):
             return text
         return self.syntax(node) or text
 
@@ -236,7 +211,7 @@ def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
         return node.value
     if isinstance(node, cst.Attribute):
         return f"{dotted(node.value)}.{node.attr.value}"
-    return _EMPTY.code_for_node(node)
+    return printer.code(node)
 
 
 def kind_of(stmt: cst.CSTNode) -> str:
