@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import subprocess
 import sys
@@ -28,7 +29,9 @@ def _git_status() -> str:
     ).stdout
 
 
+@functools.cache
 def _main_job() -> list[str]:
+    """The README's main job, run once for all the tests that read its output."""
     main, _ = _readme_commands()
     install, _, job = main.partition(" && ")
     assert install.startswith("python3 -m pip install -e .")
@@ -54,7 +57,24 @@ def test_main_job_shows_status_what_a_sync_applies_and_keeps_and_the_sync() -> N
     assert "sibling  outcome.py  + file outcome.py" in lines
     assert any(line.startswith("upstream: synced; wrote") for line in lines)
     assert any(line.startswith("a second sync would change 0 file(s)") for line in lines)
-    assert any(line.startswith("== 4. sibling compared with the canonical client") for line in lines)
+    assert any(line.startswith("== 6. sibling compared with the canonical client") for line in lines)
+
+
+def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> None:
+    lines = _main_job()
+    assert any(line.startswith("== 4. every consumer re-vendored") for line in lines)
+    # The scheduler's copy of upstream had its absolute imports rewritten into its own package.
+    assert any(line.startswith("scheduler  __init__.py  + from scheduler._vendor.mcp_common.") for line in lines)
+    assert any(line.startswith("cpersona: ok (") for line in lines) and any(
+        line.startswith("scheduler: ok (") for line in lines
+    )
+    verdicts = [
+        line for line in lines if line.split(":")[0] in ("canonical", "upstream", "sibling", "cpersona", "scheduler")
+    ]
+    assert [v.split(":")[1].split("(")[0].strip() for v in verdicts if "conforms" in v or "diverges" in v] == [
+        "conforms"
+    ] * 5
+    assert any(line.startswith("5 of 5 copies conform to") for line in lines)
 
 
 def test_main_job_syncs_the_sibling_cleanly_and_diffs_it_structurally() -> None:

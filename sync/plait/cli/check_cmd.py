@@ -22,7 +22,8 @@ __all__ = ["check_command"]
 _STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
 
 
-def _summary(result: ConsumerCheck) -> str:
+def check_summary(result: ConsumerCheck) -> str:
+    """One consumer's verdict on one line, with the command that fixes any drift."""
     name = result.consumer or result.vendor_dir
     if result.error:
         return f"{name}: error: {result.error}"
@@ -72,7 +73,7 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
     if table.rows:
         out.show(table)
     for result in results:
-        out.line(_summary(result), _STYLE[result.state], stderr=result.state == "error")
+        out.line(check_summary(result), _STYLE[result.state], stderr=result.state == "error")
     if not results:
         out.line("no vendored directory found" if locks else "the workspace declares no consumer")
     sys.exit(code)

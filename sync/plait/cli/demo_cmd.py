@@ -2,8 +2,10 @@
 
 It composes the library calls the other commands make: `status`, a dry-run
 `sync` (what would be applied and kept), the `sync` itself on a temporary
-copy of the workspace, and the `diff` of the sibling against the canonical
-client afterwards.  The repository stays clean: every write lands in the copy.
+copy of the workspace, the re-vendoring of every consumer and the drift
+check, the conformance of every copy against real loopback servers, and the
+`diff` of the sibling against the canonical client afterwards.  The
+repository stays clean: every write lands in the copy.
 """
 
 from __future__ import annotations
@@ -16,20 +18,28 @@ from pathlib import Path
 
 import click
 
+from ..check import check, check_exit
+from ..conformance import load_scenarios
+from ..conformance.report import copy_line, summary_line
+from ..conformance.runner import conform
+from ..conformance.targets import workspace_targets
 from ..semdiff import diff_copies
 from ..status import status
 from ..sync import sync
+from ..vendor import vendor
 from ..workspace import CANONICAL, Workspace, copy_workspace
+from .check_cmd import check_summary
 from .diff_cmd import render_diff
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 from .status_cmd import render_status
 from .sync_cmd import render_report
+from .vendor_cmd import render_vendor_report
 
 __all__ = ["demo"]
 
 
-@click.command("demo", short_help="Show status, sync (on a temporary copy) and diff of the workspace.")
+@click.command("demo", short_help="Show status, sync, vendor, check, conform and diff on a copy of the workspace.")
 @click.option(
     "--lineage",
     "compare",
@@ -43,7 +53,9 @@ __all__ = ["demo"]
 def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Output) -> None:
     """Run the whole job on the workspace, writing only to a temporary copy:
     the status of every lineage, what a sync would apply and keep, the sync,
-    and how a lineage differs from the canonical client afterwards.
+    the re-vendoring of every consumer and its drift check, the conformance
+    of every copy, and how a lineage differs from the canonical client
+    afterwards.
 
     \b
     Exit codes: 0 it ran (a conflict in the copy is part of what it shows;
@@ -59,6 +71,9 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         copy = copy_workspace(workspace, folder)
         report = sync(copy)
         again = sync(copy, dry_run=True)
+        vendored = vendor(copy)
+        checked = check(copy)
+        conformance = conform(workspace_targets(copy), load_scenarios())
         result = diff_copies(copy, CANONICAL, target)
         if out.as_json:
             out.emit_json(
@@ -70,6 +85,9 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
                     "preview": preview.to_json(),
                     "sync": report.to_json(),
                     "second_run_changes": sum(len(p.changed) for p in again.plans),
+                    "vendor": vendored.to_json(),
+                    "check": {"exit": check_exit(checked), "consumers": [c.to_json() for c in checked]},
+                    "conform": conformance.to_json(),
                     "diff": result.to_json(),
                 },
                 inputs={"workspace": str(workspace.manifest), "lineage": target},
@@ -90,7 +108,15 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         changes = sum(len(p.changed) for p in again.plans)
         outcomes = ", ".join(f"{p.name} {p.outcome}" for p in again.plans)
         out.line(f"a second sync would change {changes} file(s) ({outcomes})")
-        out.heading(f"4. {target} compared with the canonical client, after the sync")
+        out.heading("4. every consumer re-vendored from its synced source, local edits kept, then checked")
+        render_vendor_report(vendored, out)
+        for consumer in checked:
+            out.line(check_summary(consumer))
+        out.heading("5. every copy against the same hostile loopback servers (plait conform)")
+        for copy_result in conformance.copies:
+            out.line(copy_line(copy_result))
+        out.line(summary_line(conformance))
+        out.heading(f"6. {target} compared with the canonical client, after the sync")
         render_diff(result, out, "text")
     finally:
         if not keep:

@@ -32,7 +32,8 @@ _STYLE = {PASS: "green", DIVERGE: "bold red", SKIP: "dim"}
 _EMOJI = {PASS: "✅", DIVERGE: "❌", SKIP: "➖"}
 
 
-def _copy_line(copy: CopyResult) -> str:
+def copy_line(copy: CopyResult) -> str:
+    """One copy's verdict on one line: whether it conforms, its counts, and where it was imported from."""
     if copy.error is not None:
         return f"{copy.target.name}: ERROR {copy.error}"
     state = "conforms" if copy.conforms else ("stale, diverges" if copy.stale else "diverges")
@@ -74,7 +75,7 @@ def _render_plain(report: ConformReport, out: Output) -> None:
                 for problem in verdict.problems:
                     out.line(f"{copy.target.name}  {name}  diverge  {problem}")
     for copy in report.copies:
-        out.line(_copy_line(copy))
+        out.line(copy_line(copy))
     out.line(summary_line(report))
 
 
@@ -98,7 +99,7 @@ def _render_terminal(report: ConformReport, out: Output) -> None:
     out.out.print(table)
     for copy in report.copies:
         style = "bold red" if copy.error is not None else ("green" if copy.conforms else "yellow")
-        out.line(_copy_line(copy), style)
+        out.line(copy_line(copy), style)
     for copy in runnable:
         grouped: dict[str, list[str]] = defaultdict(list)
         for name, verdict in copy.verdicts.items():
