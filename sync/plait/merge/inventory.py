@@ -286,6 +286,8 @@ class _Collector(ast.NodeVisitor):
         self.scope: list[str] = []
         # Enclosing classes: `self.name(...)` inside one calls its method.
         self.classes: list[str] = []
+        # Except types seen so far, per enclosing definition.
+        self.excepts: dict[str, Counter[str]] = {}
         # Whether each enclosing scope is a function: locals are not members.
         self.in_function: list[bool] = [False]
         self.container: list[str] = []
@@ -422,7 +424,13 @@ class _Collector(ast.NodeVisitor):
         if node.type is not None:
             types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             for t in types:
-                self.add("except", f"except type {self.src(t)}", key=f"except type {self.norm(t)}")
+                # Counted per function: a type added to one clause is an
+                # addition even when another clause already catches it.
+                key = f"except type {self.norm(t)}"
+                seen = self.excepts.setdefault(self.path, Counter())
+                seen[key] += 1
+                nth = f" #{seen[key]}" if seen[key] > 1 else ""
+                self.add("except", f"except type {self.src(t)}", key=key + nth)
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
