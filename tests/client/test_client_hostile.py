@@ -45,8 +45,9 @@ async def test_every_drip_ends_at_the_calls_deadline(
         "drip-body": "ReadTimeout: no complete answer within the 1 s deadline",
         "drip-headers": "ReadTimeout: no complete answer within the 1 s deadline",
         "endless-1xx": "ReadTimeout: no complete answer within the 1 s deadline",
-        # The backend did answer: its status is the evidence, the deadline the aside.
-        "drip-error-body": "HTTPStatusError: 500 Internal Server Error (back",
+        # The backend did answer: its status is the evidence, the deadline the
+        # aside.  How much of the dripping body arrived first depends on load.
+        "drip-error-body": "HTTPStatusError: 500 Internal Server Error (b",
     }
     plan = [(name, server) for server in (embedding_server, uds_embedding_server) for name in expected]
     clients = [
