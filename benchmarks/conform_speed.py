@@ -4,8 +4,9 @@ One run measures, side by side:
 
 * the workspace as committed (the upstream lineage is behind the client
   hardening, so its drips run until the server stops them: the slow case);
-* the workspace after ``plait sync``, on a temporary copy (every call ends
-  at its deadline);
+* the workspace after ``plait sync`` and ``plait vendor --all``, on a
+  temporary copy (every copy carries the hardened client, every call ends at
+  its deadline);
 
 each with the copies run in parallel (as ``plait conform`` does) and one at a
 time (``--jobs 1``), so the table shows what running copies side by side
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
 from plait.sync import sync
+from plait.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,8 +51,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="plait-conform-bench-") as folder:
         synced = copy_workspace(bundled, Path(folder))
         sync(synced)
+        vendor(synced)
         runs = {}
-        for label, ws in (("as committed", bundled), ("after plait sync", synced)):
+        for label, ws in (("as committed", bundled), ("after sync+vendor", synced)):
             runs[label] = (_run(ws, None), _run(ws, 1))
     cores = os.cpu_count()
     print(f"plait conform: {scenarios} scenarios, bundled workspace, {cores} cores, Python {sys.version.split()[0]}")
