@@ -369,4 +369,4 @@ class _Merge:
         return self._with_marks(text, audit, "structured")
 
 
-__all__ = ["DEFAULT_BUDGET", "Inventory", "merge3"]
+__all__ = ["DEFAULT_BUDGET", "merge3"]
