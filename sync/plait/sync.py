@@ -27,7 +27,7 @@ import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from . import gitops
 from .atomic import WriteBatch
@@ -183,22 +183,39 @@ class LineagePlan:
         }
 
 
-@dataclass
-class SyncReport:
-    """The result of a sync run: every lineage's plan and what was written."""
+class _Plan(Protocol):
+    @property
+    def outcome(self) -> str: ...
 
-    plans: list[LineagePlan]
+    def to_json(self) -> dict[str, Any]: ...
+
+
+PlanT = TypeVar("PlanT", bound=_Plan)
+
+
+@dataclass
+class RunReport(Generic[PlanT]):
+    """A multi-copy run (sync, vendor): every copy's plan and what was written.
+
+    Exit codes as everywhere: 2 when a copy was refused, 1 when one
+    conflicted (or could not run), else 0.
+    """
+
+    plans: list[PlanT]
     dry_run: bool = False
     written: bool = False
     commits: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    # The JSON key that lists the plans ("lineages", "consumers").
+    plans_key: ClassVar[str] = "plans"
+
     @property
-    def refused(self) -> list[LineagePlan]:
+    def refused(self) -> list[PlanT]:
         return [p for p in self.plans if p.outcome == "refused"]
 
     @property
-    def conflicted(self) -> list[LineagePlan]:
+    def conflicted(self) -> list[PlanT]:
         return [p for p in self.plans if p.outcome == "conflicted"]
 
     @property
@@ -214,10 +231,17 @@ class SyncReport:
             "dry_run": self.dry_run,
             "written": self.written,
             "exit": self.exit_code,
-            "lineages": [p.to_json() for p in self.plans],
+            self.plans_key: [p.to_json() for p in self.plans],
             "commits": self.commits,
             "notes": self.notes,
         }
+
+
+@dataclass
+class SyncReport(RunReport[LineagePlan]):
+    """The result of a sync run: every lineage's plan and what was written."""
+
+    plans_key: ClassVar[str] = "lineages"
 
 
 def unified_diff(files: Iterable[FilePlan], prefix: str) -> str:

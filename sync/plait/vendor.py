@@ -29,7 +29,7 @@ import multiprocessing
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from . import gitops
 from .atomic import WriteBatch
@@ -41,6 +41,7 @@ from .sync import (
     FileConflict,
     FilePlan,
     ReportLine,
+    RunReport,
     applied_lines,
     check_parses,
     merge_trees,
@@ -150,38 +151,10 @@ class VendorPlan:
 
 
 @dataclass
-class VendorReport:
+class VendorReport(RunReport[VendorPlan]):
     """The result of a vendor run: every consumer's plan and what was written."""
 
-    plans: list[VendorPlan]
-    dry_run: bool = False
-    written: bool = False
-    commits: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def refused(self) -> list[VendorPlan]:
-        return [p for p in self.plans if p.outcome == "refused"]
-
-    @property
-    def conflicted(self) -> list[VendorPlan]:
-        return [p for p in self.plans if p.outcome == "conflicted"]
-
-    @property
-    def exit_code(self) -> int:
-        if self.refused:
-            return 2
-        return 1 if self.conflicted else 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dry_run": self.dry_run,
-            "written": self.written,
-            "exit": self.exit_code,
-            "consumers": [p.to_json() for p in self.plans],
-            "commits": self.commits,
-            "notes": self.notes,
-        }
+    plans_key: ClassVar[str] = "consumers"
 
 
 # --------------------------------------------------------------------------

@@ -256,7 +256,32 @@ class RunReport(Protocol):
     def plans(self) -> Sequence[_PlannedCopy]: ...
     @property
     def exit_code(self) -> int: ...
+    @property
+    def dry_run(self) -> bool: ...
+    @property
+    def commits(self) -> dict[str, str]: ...
+    @property
+    def notes(self) -> list[str]: ...
     def to_json(self) -> dict[str, Any]: ...
+
+
+def conflict_text(path: str, reason: str, line: int | None) -> str:
+    """A conflict as a report row says it: ``CONFLICT <node path>: <reason> (line N)``."""
+    return f"CONFLICT {path}: {reason}" + (f" (line {line})" if line else "")
+
+
+def report_tail(report: RunReport, out: Output, table: PlainTable, headlines: Sequence[tuple[str, str | None]]) -> None:
+    """The part of a run's report every run prints alike: its table, a headline per copy, commits, notes."""
+    if table.rows:
+        out.show(table)
+    for text, style in headlines:
+        out.line(text, style)
+    for name, commit in report.commits.items():
+        out.line(f"{name}: committed on {commit}")
+    for note in report.notes:
+        out.line(note)
+    if report.dry_run:
+        out.line("dry run: nothing was written")
 
 
 def finish_run(

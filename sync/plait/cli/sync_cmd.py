@@ -12,7 +12,7 @@ from ..merge import DEFAULT_BUDGET
 from ..sync import LineagePlan, Resolution, SyncReport, abort_sync, continue_sync, sync
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Output, finish_run, output_options, reports_errors
+from .output import Output, conflict_text, finish_run, output_options, report_tail, reports_errors
 
 __all__ = ["render_report", "sync_command"]
 
@@ -42,18 +42,10 @@ def render_report(report: SyncReport, out: Output) -> None:
         for line in plan.kept():
             table.add(plan.name, line.file, line.text, style="cyan")
         for conflict in plan.conflicts:
-            where = f" (line {conflict.line})" if conflict.line else ""
-            table.add(plan.name, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red")
-    if table.rows:
-        out.show(table)
-    for plan in report.plans:
-        out.line(_headline(plan), _STYLE.get(plan.outcome))
-    for name, commit in report.commits.items():
-        out.line(f"{name}: committed on {commit}")
-    for note in report.notes:
-        out.line(note)
-    if report.dry_run:
-        out.line("dry run: nothing was written")
+            table.add(
+                plan.name, conflict.file, conflict_text(conflict.path, conflict.reason, conflict.line), style="bold red"
+            )
+    report_tail(report, out, table, [(_headline(plan), _STYLE.get(plan.outcome)) for plan in report.plans])
 
 
 def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> None:

@@ -12,7 +12,7 @@ from ..merge import DEFAULT_BUDGET
 from ..vendor import VendorPlan, VendorReport, vendor
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Output, finish_run, output_options, reports_errors
+from .output import Output, conflict_text, finish_run, output_options, report_tail, reports_errors
 
 __all__ = ["render_vendor_report", "vendor_command"]
 
@@ -36,20 +36,9 @@ def render_vendor_report(report: VendorReport, out: Output) -> None:
         for edit in plan.local_edits:
             table.add(plan.consumer, edit.file, f"kept: {edit.text}", style="cyan")
         for conflict in plan.conflicts:
-            where = f" (line {conflict.line})" if conflict.line else ""
-            table.add(
-                plan.consumer, conflict.file, f"CONFLICT {conflict.path}: {conflict.reason}{where}", style="bold red"
-            )
-    if table.rows:
-        out.show(table)
-    for plan in report.plans:
-        out.line(_headline(plan), _STYLE.get(plan.outcome))
-    for name, commit in report.commits.items():
-        out.line(f"{name}: committed on {commit}")
-    for note in report.notes:
-        out.line(note)
-    if report.dry_run:
-        out.line("dry run: nothing was written")
+            text = conflict_text(conflict.path, conflict.reason, conflict.line)
+            table.add(plan.consumer, conflict.file, text, style="bold red")
+    report_tail(report, out, table, [(_headline(plan), _STYLE.get(plan.outcome)) for plan in report.plans])
 
 
 @click.command("vendor", short_help="Re-vendor consumers from their source, keeping their local edits.")
