@@ -2,7 +2,7 @@
 
 It generates a workspace of 50 consumers, each vendoring a 10-file package
 (the canonical client's modules plus two more), vendors them all with
-`plait.vendor.vendor`, then times, interleaved:
+`plait.vendoring.vendor.vendor`, then times, interleaved:
 
 * ``plait check`` as CI runs it: the whole command, process start included;
 * ``sha256sum`` of the same 500 vendored files: the floor, one process;
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from plait.vendor import vendor
+from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent

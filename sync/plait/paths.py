@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-__all__ = ["STORE_DIR", "is_plain_relative"]
+__all__ = ["LOCK_NAME", "STORE_DIR", "is_plain_relative"]
 
 # Where plait keeps what it remembers in a workspace (the base store, the
 # sync state), beside the manifest.
 STORE_DIR = ".plait"
+
+# The provenance lock `plait vendor` keeps in each vendored directory.
+LOCK_NAME = "plait.lock"
 
 
 def is_plain_relative(name: str) -> bool:

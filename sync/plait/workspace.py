@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from .atomic import WriteBatch
 from .errors import PlaitError
-from .lock import LOCK_NAME
 from .paths import STORE_DIR, is_plain_relative
+from .vendoring.lock import LOCK_NAME
 
 if TYPE_CHECKING:
     import tomlkit
@@ -601,7 +601,7 @@ class Workspace:
         repository not cloned here) nothing is pruned: a base pruned by
         mistake is a 3-way merge lost.
         """
-        from .lock import read_lock
+        from .vendoring.lock import read_lock
 
         keep = state.referenced()
         for consumer in self.consumers.values():

@@ -14,8 +14,8 @@ import pytest
 import tomlkit
 
 from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
-from plait.sync import sync
-from plait.vendor import vendor
+from plait.lineage.sync import sync
+from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]

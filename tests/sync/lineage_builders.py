@@ -15,7 +15,7 @@ from pathlib import Path
 
 import git
 
-from plait.adopt import adopt
+from plait.lineage.adopt import adopt
 from plait.workspace import Workspace
 
 

@@ -8,9 +8,9 @@ import git
 import pytest
 from lineage_builders import MANIFEST, write_tree
 
-from plait.adopt import adopt
 from plait.errors import PlaitError
-from plait.sync import sync
+from plait.lineage.adopt import adopt
+from plait.lineage.sync import sync
 from plait.workspace import Workspace
 
 

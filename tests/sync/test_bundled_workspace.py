@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from plait.conformance.servers import vector_for
-from plait.semdiff import compare_files
-from plait.status import status
-from plait.sync import sync
+from plait.lineage.diff import compare_files
+from plait.lineage.status import status
+from plait.lineage.sync import sync
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from lineage_builders import CANONICAL, FORK, MANIFEST, make_scenario, write_tree
 
-from plait.adopt import adopt
 from plait.atomic import WriteBatch
 from plait.errors import PlaitError
+from plait.lineage.adopt import adopt
 from plait.workspace import Workspace, locate
 
 

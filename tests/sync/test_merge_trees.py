@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plait.sync import merge_trees
+from plait.runs import merge_trees
 
 BASE = {"a.py": "A = 1\n", "gone.py": "G = 1\n", "edited.py": "E = 1\n", "notes.txt": "v1\n"}
 THEIRS = {"a.py": "A = 1\nB = 2\n", "new.py": "N = 1\n", "edited.py": "E = 1\n", "notes.txt": "v2\n"}

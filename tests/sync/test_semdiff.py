@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plait.semdiff import compare_files, distance, members
+from plait.lineage.diff import compare_files, distance, members
 
 A = """import httpx
 

@@ -10,10 +10,10 @@ import git
 import pytest
 from lineage_builders import CLIENT_V2, FORK, MANIFEST, client_source, fingerprint, make_scenario, read_tree, write_tree
 
-from plait.adopt import adopt
-from plait.status import status
+from plait.lineage.adopt import adopt
+from plait.lineage.status import status
+from plait.lineage.sync import abort_sync, continue_sync, sync
 from plait.store import digest_of
-from plait.sync import abort_sync, continue_sync, sync
 from plait.workspace import Workspace
 
 

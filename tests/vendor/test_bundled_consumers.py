@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from plait.check import check, check_exit
-from plait.lock import read_lock
-from plait.vendor import vendor
+from plait.vendoring.check import check, check_exit
+from plait.vendoring.lock import read_lock
+from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]

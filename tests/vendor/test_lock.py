@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from plait.check import check
-from plait.lock import CorruptLock, LocalEdit, Lock, LockedFile
-from plait.vendor import vendor
+from plait.vendoring.check import check
+from plait.vendoring.lock import CorruptLock, LocalEdit, Lock, LockedFile
+from plait.vendoring.vendor import vendor
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from vendor_builders import MANIFEST, fingerprint, make_scenario
 
 from plait.cli import cli
-from plait.lock import LOCK_NAME
+from plait.vendoring.lock import LOCK_NAME
 
 
 def _run(*args: str):

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 from vendor_builders import CANONICAL, client_source, fingerprint, init_repo, write_tree
 
-from plait.check import check, check_exit
 from plait.cli import cli
-from plait.lock import read_lock
-from plait.merge_driver import install_merge_driver
-from plait.vendor import vendor
+from plait.vendoring.check import check, check_exit
+from plait.vendoring.drivers import install_merge_driver
+from plait.vendoring.lock import read_lock
+from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace
 
 GIT_CONSUMER = """\

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from vendor_builders import CANONICAL, ERRORS, client_source, fingerprint, write_tree
 
-from plait.check import check, check_exit
-from plait.lock import LOCK_NAME, read_lock
 from plait.store import digest_of
-from plait.vendor import vendor
+from plait.vendoring.check import check, check_exit
+from plait.vendoring.lock import LOCK_NAME, read_lock
+from plait.vendoring.vendor import vendor
 
 
 def _plan(report, name: str = "svc"):
@@ -233,8 +233,8 @@ def test_all_consumers_in_two_worker_processes_give_what_one_process_gives(scena
 
 
 def test_a_lineage_sync_never_prunes_a_consumers_base(scenario) -> None:
-    from plait.adopt import adopt
-    from plait.sync import sync
+    from plait.lineage.adopt import adopt
+    from plait.lineage.sync import sync
 
     manifest = (scenario.root / "lineages.toml").read_text() + (
         '\n[lineages.fork]\npath = "fork/corelib"\npackage = "corelib"\nsyncs_from = "canonical"\n'

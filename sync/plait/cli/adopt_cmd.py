@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from ..adopt import adopt
+from ..lineage.adopt import adopt
 from ..workspace import Workspace
 from .options import workspace_option
 from .output import Output, output_options, reports_errors

@@ -12,25 +12,15 @@ from pathlib import Path
 
 import click
 
-from ..check import ConsumerCheck, check, check_exit, check_locks
+from ..vendoring.check import check, check_exit, check_locks
 from ..workspace import Workspace
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
+from .render import check_summary
 
 __all__ = ["check_command"]
 
 _STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
-
-
-def check_summary(result: ConsumerCheck) -> str:
-    """One consumer's verdict on one line, with the command that fixes any drift."""
-    name = result.consumer or result.vendor_dir
-    if result.error:
-        return f"{name}: error: {result.error}"
-    locked = f"{result.source}@{result.locked_commit[:7]}" if result.locked_commit else result.source
-    if not result.drift:
-        return f"{name}: ok ({result.files} files, vendored from {locked})"
-    return f"{name}: drift in {len(result.drift)} place(s); fix: {result.fix}"
 
 
 @click.command("check", short_help="Check vendored copies against their locks, and locks against their sources.")

@@ -18,23 +18,19 @@ from pathlib import Path
 
 import click
 
-from ..check import check, check_exit
 from ..conformance import load_scenarios
 from ..conformance.report import copy_line, summary_line
 from ..conformance.runner import conform
 from ..conformance.targets import workspace_targets
-from ..semdiff import diff_copies
-from ..status import status
-from ..sync import sync
-from ..vendor import vendor
+from ..lineage.diff import diff_copies
+from ..lineage.status import status
+from ..lineage.sync import sync
+from ..vendoring.check import check, check_exit
+from ..vendoring.vendor import vendor
 from ..workspace import CANONICAL, Workspace, copy_workspace
-from .check_cmd import check_summary
-from .diff_cmd import render_diff
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
-from .status_cmd import render_status
-from .sync_cmd import render_report
-from .vendor_cmd import render_vendor_report
+from .render import check_summary, render_diff, render_report, render_status, render_vendor_report
 
 __all__ = ["demo"]
 

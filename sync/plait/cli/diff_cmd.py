@@ -9,25 +9,13 @@ from pathlib import Path
 import click
 
 from ..errors import PlaitError
-from ..semdiff import CopyDiff, diff_copies
+from ..lineage.diff import diff_copies
 from ..workspace import Workspace
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
+from .render import render_diff
 
-__all__ = ["diff_command", "render_diff"]
-
-
-def render_diff(result: CopyDiff, out: Output, fmt: str) -> None:
-    """The diff as text (one line per member, diffs indented) or markdown (also used by `plait demo`)."""
-    if fmt == "markdown":
-        click.echo(result.markdown(), nl=False)
-        return
-    if result.same:
-        out.line(f"{result.b} and {result.a} do not differ")
-        return
-    for line in result.text_lines():
-        style = "dim" if line.startswith("    ") else None
-        out.line(line, style)
+__all__ = ["diff_command"]
 
 
 def _workspace_or_none(ws: Callable[[], Workspace], a: str, b: str) -> Workspace | None:

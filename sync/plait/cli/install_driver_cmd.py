@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..merge_driver import install_merge_driver
+from ..vendoring.drivers import install_merge_driver
 from .output import Output, output_options, reports_errors
 
 __all__ = ["install_driver_command"]

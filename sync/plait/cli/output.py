@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import click
 
@@ -34,13 +34,14 @@ if TYPE_CHECKING:
     # or JSON (a merge driver in a pipe) never loads it.
     from rich.console import Console
 
+    from ..runs import RunReport
+
 __all__ = [
     "JSON_SCHEMA",
     "ColorMode",
     "Items",
     "Output",
     "PlainTable",
-    "RunReport",
     "color_option",
     "finish_run",
     "make_console",
@@ -237,40 +238,14 @@ class Output:
         yield plain
 
 
-class _PlannedCopy(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def outcome(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def conflicts(self) -> Sequence[Any]: ...
-    def diff(self) -> str: ...
-
-
-class RunReport(Protocol):
-    """What `sync` and `vendor` return: a plan per copy, an exit code, a JSON form."""
-
-    @property
-    def plans(self) -> Sequence[_PlannedCopy]: ...
-    @property
-    def exit_code(self) -> int: ...
-    @property
-    def dry_run(self) -> bool: ...
-    @property
-    def commits(self) -> dict[str, str]: ...
-    @property
-    def notes(self) -> list[str]: ...
-    def to_json(self) -> dict[str, Any]: ...
-
-
 def conflict_text(path: str, reason: str, line: int | None) -> str:
     """A conflict as a report row says it: ``CONFLICT <node path>: <reason> (line N)``."""
     return f"CONFLICT {path}: {reason}" + (f" (line {line})" if line else "")
 
 
-def report_tail(report: RunReport, out: Output, table: PlainTable, headlines: Sequence[tuple[str, str | None]]) -> None:
+def report_tail(
+    report: RunReport[Any], out: Output, table: PlainTable, headlines: Sequence[tuple[str, str | None]]
+) -> None:
     """The part of a run's report every run prints alike: its table, a headline per copy, commits, notes."""
     if table.rows:
         out.show(table)
@@ -285,7 +260,7 @@ def report_tail(report: RunReport, out: Output, table: PlainTable, headlines: Se
 
 
 def finish_run(
-    report: RunReport,
+    report: RunReport[Any],
     out: Output,
     *,
     key: str,

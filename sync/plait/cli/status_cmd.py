@@ -7,51 +7,13 @@ from collections.abc import Callable
 
 import click
 
-from ..status import LineageStatus, status
+from ..lineage.status import LineageStatus, status
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Items, Output, output_options, reports_errors
+from .output import Output, output_options, reports_errors
+from .render import render_status
 
 __all__ = ["status_command"]
-
-_STYLE = {"up-to-date": "green", "behind": "yellow", "conflicted": "bold red", "error": "bold red"}
-
-
-def render_status(rows: list[LineageStatus], out: Output) -> None:
-    """The status table (also used by `plait demo`).
-
-    In a pipe each lineage is one line with every pending change and every
-    lineage-only feature in full.  In a terminal the table holds the counts
-    and the items follow, one per line, so nothing is folded.
-    """
-    terminal = out.out.is_terminal
-    columns = ["lineage", "state", "pending", "carries", "source now", "base"]
-    table = out.table("lineages", columns, wrap=["source now", "base"])
-    for row in rows:
-        pending = [f"{line.file}: {line.brief}" for line in row.pending]
-        carries = [f"{line.file}: {line.brief}" for line in row.kept]
-        state = row.state + (f" ({', '.join(row.conflicted_files)})" if row.conflicted_files else "")
-        if row.reason and not terminal:
-            state += f": {row.reason}"
-        table.add(
-            row.name,
-            state,
-            str(len(pending)) if terminal else Items("pending", pending),
-            str(len(carries)) if terminal else Items("carries", carries),
-            row.source_now or row.source,
-            row.base,
-            style=_STYLE.get(row.state),
-        )
-    out.show(table)
-    if terminal:
-        for row in rows:
-            if row.reason:
-                out.line(f"{row.name}: {row.reason}", _STYLE.get(row.state))
-            for label, items in (("pending from " + row.source, row.pending), ("carries", row.kept)):
-                if items:
-                    out.line(f"{row.name} {label}:", "bold")
-                    for line in items:
-                        out.line(f"  {line.file}: {line.brief}")
 
 
 def status_exit(rows: list[LineageStatus], check: bool) -> int:

@@ -8,44 +8,14 @@ from collections.abc import Callable
 import click
 
 from ..errors import PlaitError
+from ..lineage.sync import Resolution, abort_sync, continue_sync, sync
 from ..merge import DEFAULT_BUDGET
-from ..sync import LineagePlan, Resolution, SyncReport, abort_sync, continue_sync, sync
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Output, conflict_text, finish_run, output_options, report_tail, reports_errors
+from .output import Output, finish_run, output_options, reports_errors
+from .render import render_report
 
-__all__ = ["render_report", "sync_command"]
-
-_STYLE = {
-    "synced": "green",
-    "up-to-date": "green",
-    "conflicted": "bold red",
-    "refused": "bold red",
-    "skipped": "yellow",
-}
-
-
-def _headline(plan: LineagePlan) -> str:
-    source = f"{plan.source.name}@{plan.new_base.short}" if plan.new_base else plan.source.name
-    base = f" (base {plan.base.short})" if plan.base else ""
-    reason = f": {plan.reason}" if plan.reason else ""
-    changed = f", {len(plan.changed)} file(s) changed" if plan.changed else ""
-    return f"{plan.name} from {source}{base}: {plan.outcome}{changed}{reason}"
-
-
-def render_report(report: SyncReport, out: Output) -> None:
-    """What each lineage applied, kept and could not decide (also used by `plait demo`)."""
-    table = out.table("sync", ["lineage", "file", "what"])
-    for plan in report.plans:
-        for line in plan.applied():
-            table.add(plan.name, line.file, line.text)
-        for line in plan.kept():
-            table.add(plan.name, line.file, line.text, style="cyan")
-        for conflict in plan.conflicts:
-            table.add(
-                plan.name, conflict.file, conflict_text(conflict.path, conflict.reason, conflict.line), style="bold red"
-            )
-    report_tail(report, out, table, [(_headline(plan), _STYLE.get(plan.outcome)) for plan in report.plans])
+__all__ = ["sync_command"]
 
 
 def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> None:

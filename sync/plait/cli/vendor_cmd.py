@@ -9,36 +9,13 @@ import click
 
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
-from ..vendor import VendorPlan, VendorReport, vendor
+from ..vendoring.vendor import vendor
 from ..workspace import Workspace
 from .options import workspace_option
-from .output import Output, conflict_text, finish_run, output_options, report_tail, reports_errors
+from .output import Output, finish_run, output_options, reports_errors
+from .render import render_vendor_report
 
-__all__ = ["render_vendor_report", "vendor_command"]
-
-_STYLE = {"vendored": "green", "up-to-date": "green", "conflicted": "bold red", "refused": "bold red"}
-
-
-def _headline(plan: VendorPlan) -> str:
-    source = f"{plan.source}@{plan.source_id}" if plan.lock is not None else plan.source
-    reason = f": {plan.reason}" if plan.reason else ""
-    changed = f", {len(plan.changed)} file(s) changed" if plan.changed else ""
-    edits = f", {len(plan.local_edits)} local edit(s) preserved" if plan.local_edits else ""
-    return f"{plan.consumer} from {source}: {plan.outcome}{changed}{edits}{reason}"
-
-
-def render_vendor_report(report: VendorReport, out: Output) -> None:
-    """What each consumer received, what local edits it keeps, and what could not be decided."""
-    table = out.table("vendor", ["consumer", "file", "what"])
-    for plan in report.plans:
-        for line in plan.applied():
-            table.add(plan.consumer, line.file, line.text)
-        for edit in plan.local_edits:
-            table.add(plan.consumer, edit.file, f"kept: {edit.text}", style="cyan")
-        for conflict in plan.conflicts:
-            text = conflict_text(conflict.path, conflict.reason, conflict.line)
-            table.add(plan.consumer, conflict.file, text, style="bold red")
-    report_tail(report, out, table, [(_headline(plan), _STYLE.get(plan.outcome)) for plan in report.plans])
+__all__ = ["vendor_command"]
 
 
 @click.command("vendor", short_help="Re-vendor consumers from their source, keeping their local edits.")

@@ -1,7 +1,7 @@
 """Structured 3-way merge of Python modules.
 
 The pipeline runs one stage per module: `tree` (parse into keyed trees),
-`match` (pair nodes, find moves), `merge` (decide), `render` (code, markers,
+`match` (pair nodes, find moves), `decide` (the 3-way decisions), `render` (code, markers,
 re-parse).  `lines` is the line-based fast path and fallback, and
 `inventory` proves that nothing either side added was lost.
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .conflicts import Conflict, Markers, Sentinels
+from .decide import Merger
 from .match import BudgetExceeded, Deadline, StatementMatcher
-from .merge import Merger
 from .render import render
 from .result import Change
 from .tree import Texts

@@ -1,4 +1,4 @@
-"""Stage 3, merge: three-way decisions over the matched trees.
+"""Stage 3, decide: three-way decisions over the matched trees.
 
 The rules, in the order they are tried for any node:
 - a side that left the node as it was in base defers to the other side;

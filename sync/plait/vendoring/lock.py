@@ -29,12 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import PlaitError
-from .paths import is_plain_relative
+from ..errors import PlaitError
+from ..paths import LOCK_NAME, is_plain_relative
 
 __all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
 
-LOCK_NAME = "plait.lock"
 LOCK_FORMAT = 1
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")

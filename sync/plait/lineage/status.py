@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .merge import DEFAULT_BUDGET
-from .store import State as SyncState
-from .sync import FileConflict, ReportLine, plan_lineage
-from .workspace import Lineage, Workspace
+from ..merge import DEFAULT_BUDGET
+from ..runs import FileConflict, ReportLine
+from ..store import State as SyncState
+from ..workspace import Lineage, Workspace
+from .sync import plan_lineage
 
 __all__ = ["LineageStatus", "status"]
 

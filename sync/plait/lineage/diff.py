@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import PlaitError
-from .workspace import CANONICAL, Lineage, Workspace, read_tree
+from ..errors import PlaitError
+from ..workspace import CANONICAL, Lineage, Workspace, read_tree
 
 __all__ = [
     "CopyDiff",

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_all
-from .errors import PlaitError
+from ..atomic import write_all
+from ..errors import PlaitError
 from .lock import find_locks
 
 __all__ = ["ATTRIBUTES_HEADER", "DriverInstall", "driver_command", "install_merge_driver"]
@@ -65,7 +65,7 @@ class DriverInstall:
 
 def install_merge_driver(path: Path, *, program: str = "plait") -> DriverInstall:
     """Register the driver for every vendored directory under *path* (a directory of a git repository)."""
-    from . import gitops
+    from .. import gitops
 
     repo = gitops.repo_of(path)
     if repo is None or repo.working_tree_dir is None:

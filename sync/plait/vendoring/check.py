@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import PlaitError
+from ..errors import PlaitError
+from ..workspace import Consumer, Workspace, walk_tree
 from .lock import LOCK_NAME, Lock, find_locks, read_lock
-from .workspace import Consumer, Workspace, walk_tree
 
 __all__ = ["ConsumerCheck", "Drift", "DriftKind", "check", "check_exit", "check_locks", "hash_files"]
 

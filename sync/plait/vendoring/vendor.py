@@ -31,25 +31,15 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from . import gitops
-from .atomic import WriteBatch
-from .errors import PlaitError
+from .. import gitops
+from ..atomic import WriteBatch
+from ..errors import PlaitError
+from ..merge import DEFAULT_BUDGET, merge3
+from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes
+from ..store import Snapshot, digest_of
+from ..transforms import ImportRewrite, rewrite_tree
+from ..workspace import Consumer, Copy, Workspace
 from .lock import LOCK_NAME, LocalEdit, Lock, LockedFile, read_lock
-from .merge import DEFAULT_BUDGET, merge3
-from .store import Snapshot, digest_of
-from .sync import (
-    FileConflict,
-    FilePlan,
-    ReportLine,
-    RunReport,
-    applied_lines,
-    check_parses,
-    merge_trees,
-    specific_changes,
-    unified_diff,
-)
-from .transforms import ImportRewrite, rewrite_tree
-from .workspace import Consumer, Copy, Workspace
 
 __all__ = [
     "VendorPlan",
@@ -76,7 +66,7 @@ def plait_version() -> str:
 
 
 @dataclass
-class VendorPlan:
+class VendorPlan(PlannedFiles):
     """Everything re-vendoring one consumer would do, before any of it is done.
 
     It names the consumer rather than holding it, so a plan made in a worker
@@ -102,14 +92,6 @@ class VendorPlan:
         return self.consumer
 
     @property
-    def changed(self) -> list[FilePlan]:
-        return [f for f in self.files if f.changes_file]
-
-    @property
-    def conflicts(self) -> list[FileConflict]:
-        return [c for f in self.files for c in f.conflicts]
-
-    @property
     def lock_changed(self) -> bool:
         return self.lock is not None and self.lock_text != self.previous_text
 
@@ -125,14 +107,6 @@ class VendorPlan:
         if self.lock.source_commit:
             return self.lock.source_commit[:7]
         return Snapshot(self.lock.sources()).tree[:10]
-
-    def applied(self) -> list[ReportLine]:
-        """What the source brought in: node paths and whole files."""
-        return applied_lines(self.files)
-
-    def diff(self, label: str | None = None) -> str:
-        """A unified diff of every vendored file the run changes (the lock aside)."""
-        return unified_diff(self.changed, label or self.consumer)
 
     def to_json(self) -> dict[str, Any]:
         lock = self.lock

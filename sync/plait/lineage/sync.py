@@ -23,100 +23,47 @@ write.
 from __future__ import annotations
 
 import ast
-import difflib
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal
 
-from . import gitops
-from .atomic import WriteBatch
-from .errors import PlaitError, UnparsableSource
-from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
-from .merge.conflicts import ConflictKind
-from .store import Snapshot, State, SyncRecord, digest_of
-from .transforms import rewrite_tree
-from .workspace import Copy, Lineage, Workspace
+from .. import gitops
+from ..atomic import WriteBatch
+from ..errors import PlaitError
+from ..merge import DEFAULT_BUDGET
+from ..runs import (
+    FilePlan,
+    PlannedFiles,
+    ReportLine,
+    RunReport,
+    check_parses,
+    kept_line,
+    merge_trees,
+    snapshot_json,
+    specific_changes,
+)
+from ..store import Snapshot, State, SyncRecord, digest_of
+from ..transforms import rewrite_tree
+from ..workspace import Copy, Lineage, Workspace
 
 __all__ = [
-    "FileConflict",
-    "FilePlan",
     "LineagePlan",
-    "ReportLine",
     "Resolution",
     "SyncReport",
     "abort_sync",
-    "applied_lines",
-    "check_parses",
     "commit_message",
     "continue_sync",
-    "merge_trees",
     "plan_lineage",
-    "specific_changes",
     "sync",
-    "unified_diff",
 ]
 
-Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
 Outcome = Literal["up-to-date", "synced", "conflicted", "skipped", "refused"]
 
 _MARKERS = ("<<<<<<<", ">>>>>>>")
 
 
-@dataclass(frozen=True)
-class ReportLine:
-    """One thing a sync applied or kept.
-
-    text: the report line, e.g. ``+ EmbeddingClient.embed_with_outcome`` or
-      ``kept: branch self.mode == "uds" in EmbeddingClient.embed_with_outcome``.
-    brief: the same without the verb or note, for a status cell.
-    """
-
-    file: str
-    text: str
-    path: str = ""
-    kind: str = ""
-    brief: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "path": self.path, "kind": self.kind, "text": self.text, "brief": self.brief}
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileConflict(Conflict):
-    """A merge conflict in one lineage file; path ``<file>`` for the whole file."""
-
-    file: str
-
-    def describe(self) -> str:
-        return f"{self.file}: {super().describe()}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "path": self.path, "kind": self.kind, "reason": self.reason, "line": self.line}
-
-
 @dataclass
-class FilePlan:
-    """What a sync does to one lineage file.
-
-    before / after: the file's text now and after the sync (None: absent).
-    """
-
-    name: str
-    source_name: str | None
-    action: Action
-    before: str | None
-    after: str | None
-    result: MergeResult | None = None
-    conflicts: list[FileConflict] = field(default_factory=list)
-
-    @property
-    def changes_file(self) -> bool:
-        return self.before != self.after
-
-
-@dataclass
-class LineagePlan:
+class LineagePlan(PlannedFiles):
     """Everything one lineage's sync would do, before any of it is done."""
 
     lineage: Lineage
@@ -133,22 +80,10 @@ class LineagePlan:
         return self.lineage.name
 
     @property
-    def changed(self) -> list[FilePlan]:
-        return [f for f in self.files if f.changes_file]
-
-    @property
-    def conflicts(self) -> list[FileConflict]:
-        return [c for f in self.files for c in f.conflicts]
-
-    @property
     def moves_base(self) -> bool:
         """Whether the source's content moved since the base.  A commit that moved
         without the files (an unrelated commit, a shallow clone) is not a change."""
         return self.new_base is not None and self.base is not None and self.new_base.files != self.base.files
-
-    def applied(self) -> list[ReportLine]:
-        """What the source brought in: node paths and whole files."""
-        return applied_lines(self.files)
 
     def kept(self) -> list[ReportLine]:
         """What the lineage has on its own and kept: node paths and whole files."""
@@ -158,12 +93,8 @@ class LineagePlan:
                 what = "deleted file" if f.after is None else "file"
                 lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", "kept", f"{what} {f.name}"))
             if f.result is not None:
-                lines += [_kept_line(f.name, c) for c in specific_changes(f.result.changes) if c.side != "theirs"]
+                lines += [kept_line(f.name, c) for c in specific_changes(f.result.changes) if c.side != "theirs"]
         return lines
-
-    def diff(self, label: str | None = None) -> str:
-        """A unified diff of every file the sync changes."""
-        return unified_diff(self.changed, label or self.lineage.name)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -171,8 +102,8 @@ class LineagePlan:
             "source": self.source.name,
             "outcome": self.outcome,
             "reason": self.reason,
-            "base": _snapshot_json(self.base),
-            "new_base": _snapshot_json(self.new_base),
+            "base": snapshot_json(self.base),
+            "new_base": snapshot_json(self.new_base),
             "files": [
                 {"file": f.name, "source_file": f.source_name, "action": f.action, "changed": f.changes_file}
                 for f in self.files
@@ -183,60 +114,6 @@ class LineagePlan:
         }
 
 
-class _Plan(Protocol):
-    @property
-    def outcome(self) -> str: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
-PlanT = TypeVar("PlanT", bound=_Plan)
-
-
-@dataclass
-class RunReport(Generic[PlanT]):
-    """A multi-copy run (sync, vendor): every copy's plan and what was written.
-
-    Exit codes as everywhere: 2 when a copy was refused, 1 when one
-    conflicted (or could not run), else 0.
-    """
-
-    plans: list[PlanT]
-    dry_run: bool = False
-    written: bool = False
-    commits: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    # The JSON key that lists the plans ("lineages", "consumers").
-    plans_key: ClassVar[str] = "plans"
-
-    @property
-    def refused(self) -> list[PlanT]:
-        return [p for p in self.plans if p.outcome == "refused"]
-
-    @property
-    def conflicted(self) -> list[PlanT]:
-        return [p for p in self.plans if p.outcome == "conflicted"]
-
-    @property
-    def exit_code(self) -> int:
-        if self.refused:
-            return 2
-        if self.conflicted or any(p.outcome == "skipped" for p in self.plans):
-            return 1
-        return 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dry_run": self.dry_run,
-            "written": self.written,
-            "exit": self.exit_code,
-            self.plans_key: [p.to_json() for p in self.plans],
-            "commits": self.commits,
-            "notes": self.notes,
-        }
-
-
 @dataclass
 class SyncReport(RunReport[LineagePlan]):
     """The result of a sync run: every lineage's plan and what was written."""
@@ -244,124 +121,8 @@ class SyncReport(RunReport[LineagePlan]):
     plans_key: ClassVar[str] = "lineages"
 
 
-def unified_diff(files: Iterable[FilePlan], prefix: str) -> str:
-    """One unified diff of *files* (before → after), named ``a/<prefix>/<file>``, as git names them."""
-    out: list[str] = []
-    for f in files:
-        out += difflib.unified_diff(
-            (f.before or "").splitlines(keepends=True),
-            (f.after or "").splitlines(keepends=True),
-            fromfile=f"a/{prefix}/{f.name}" if f.before is not None else "/dev/null",
-            tofile=f"b/{prefix}/{f.name}" if f.after is not None else "/dev/null",
-        )
-        if out and not out[-1].endswith("\n"):
-            out[-1] += "\n\\ No newline at end of file\n"
-    return "".join(out)
-
-
-def _snapshot_json(snapshot: Snapshot | None) -> dict[str, Any] | None:
-    if snapshot is None:
-        return None
-    return {"commit": snapshot.commit, "tree": snapshot.tree, "files": dict(snapshot.files)}
-
-
-_CONTAINER_DETAILS = ("", "module-level statements")
-
-
-def specific_changes(changes: list[Change]) -> list[Change]:
-    """*changes* without the container summaries that other lines already detail.
-
-    "both changed EmbeddingClient" or "ours changed EmbeddingClient.__init__"
-    next to "ours added parameter uds_path in EmbeddingClient.__init__" only
-    says where the edits met; a summary with nothing more specific under it
-    stays, so nothing is hidden.
-    """
-
-    def inside(path: str, container: str) -> bool:
-        return container == "<module>" or path == container or path.startswith(container + ".")
-
-    out: list[Change] = []
-    for change in changes:
-        summary = change.kind == "changed" and change.detail in _CONTAINER_DETAILS
-        detailed = any(
-            other is not change
-            and (change.side == "both" or other.side in (change.side, "both"))
-            and inside(other.path, change.path)
-            and not (other.kind == "changed" and other.detail in _CONTAINER_DETAILS)
-            for other in changes
-        )
-        if not (summary and detailed):
-            out.append(change)
-    return out
-
-
-_SIGNS = {"added": "+", "changed": "~", "removed": "-", "moved": ">"}
-
-
-def _what(change: Change) -> str:
-    return f"{change.detail} in {change.path}" if change.detail else change.path
-
-
-def _noted(change: Change) -> str:
-    return f"{_what(change)} ({change.note})" if change.note else _what(change)
-
-
-def applied_lines(files: Iterable[FilePlan]) -> list[ReportLine]:
-    """What a source brought into merged files: node paths and whole files.
-
-    A cosmetic edit of the source that gave way to a local change was not
-    applied, so it is not listed.
-    """
-    lines: list[ReportLine] = []
-    for f in files:
-        if f.action == "added" and f.before is None:
-            lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
-        elif f.action == "deleted":
-            lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
-        if f.result is not None:
-            changes = specific_changes(f.result.changes)
-            lines += [_applied_line(f.name, c) for c in changes if c.side != "ours" and c.kind != "dropped"]
-    return lines
-
-
-def _applied_line(file: str, change: Change) -> ReportLine:
-    sign = _SIGNS[change.kind]
-    return ReportLine(file, f"{sign} {_noted(change)}", change.path, change.kind, f"{sign} {_what(change)}")
-
-
-def _kept_line(file: str, change: Change) -> ReportLine:
-    verb = "" if change.kind == "added" else f"{change.kind} "
-    return ReportLine(file, f"kept: {verb}{_noted(change)}", change.path, change.kind, f"{verb}{_what(change)}")
-
-
 # --------------------------------------------------------------------------
 # planning
-
-
-def check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
-    """Refuse a copy whose Python files do not parse, naming the file and line: plait
-    never writes a copy from broken code."""
-    for rel, text in sorted(files.items()):
-        if rel.endswith(".py"):
-            try:
-                ast.parse(text)
-            except (SyntaxError, ValueError) as exc:
-                line = getattr(exc, "lineno", None)
-                raise PlaitError(
-                    f"{who}: does not parse ({getattr(exc, 'msg', exc)})", path=str(root / rel), line=line
-                ) from None
-
-
-def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[str, str]) -> MergeResult:
-    try:
-        return merge3(base, ours, theirs, budget=budget, strict=True)
-    except UnparsableSource as exc:
-        side = exc.path or "input"
-        raise PlaitError(f"{side} does not parse ({exc.message})", path=where.get(side, side)) from None
-
-
-def _merge_conflicts(name: str, result: MergeResult) -> list[FileConflict]:
-    return [FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, file=name) for c in result.conflicts]
 
 
 def plan_lineage(
@@ -449,104 +210,6 @@ def _plan(
     elif plan.changed or plan.moves_base:
         plan.outcome = "synced"
     return plan
-
-
-def merge_trees(
-    base: Mapping[str, str],
-    ours: Mapping[str, str],
-    theirs: Mapping[str, str],
-    *,
-    ours_raw: Mapping[str, str] | None = None,
-    sources: Mapping[str, str] | None = None,
-    protected: Collection[str] = (),
-    labels: Callable[[str], Mapping[str, str]] | None = None,
-    local: str = "the lineage",
-    budget: float = DEFAULT_BUDGET,
-) -> list[FilePlan]:
-    """Merge three versions of a tree of files, file by file, by git's rules.
-
-    All three are keyed by the local copy's file names and already in its
-    namespace (transformed).  *ours_raw* is the local copy as it is on disk
-    (what a file left alone keeps, byte for byte); *sources* names each
-    file's source file for the report; *protected* files are never touched;
-    *labels* names the three inputs of a file for an error; *local* names
-    the local copy in conflict reasons.  This is the core a lineage sync and
-    a re-vendor (issue 9) share.
-    """
-    raw = ours_raw if ours_raw is not None else ours
-    names = sorted(set(base) | set(theirs) | set(ours))
-    plans: list[FilePlan] = []
-    for name in names:
-        src = (sources or {}).get(name, name) if name in base or name in theirs else None
-        if src is None or name in protected:
-            plans.append(FilePlan(name, src, "kept", raw.get(name), raw.get(name)))
-            continue
-        where = labels(name) if labels is not None else {"base": f"base {name}", "ours": name, "theirs": name}
-        plans.append(
-            _merge_file(
-                name, src, base.get(name), raw.get(name), ours.get(name), theirs.get(name), budget, where, local
-            )
-        )
-    return plans
-
-
-def _merge_file(
-    name: str,
-    src: str,
-    base: str | None,
-    ours_raw: str | None,
-    ours: str | None,
-    theirs: str | None,
-    budget: float,
-    where: Mapping[str, str],
-    local: str,
-) -> FilePlan:
-    python = name.endswith(".py")
-    if base is None and theirs is not None:  # new in the source
-        if ours is None:
-            return FilePlan(name, src, "added", None, theirs)
-        if ours == theirs:
-            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
-        if python:
-            result = _merge("", ours, theirs, budget=budget, where=where)
-            action: Action = "merged" if result.clean else "conflict"
-            return FilePlan(name, src, action, ours_raw, result.text, result, _merge_conflicts(name, result))
-        return _whole_file_conflict(name, src, ours_raw, "add/add", f"the source added this file and so did {local}")
-    if theirs is None:  # deleted in the source
-        if base is None or ours is None:
-            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
-        if ours == base:
-            return FilePlan(name, src, "deleted", ours_raw, None)
-        return _whole_file_conflict(
-            name, src, ours_raw, "delete/modify", f"the source deleted this file; {local} changed it"
-        )
-    if base is None:  # pragma: no cover - handled above: new in the source
-        raise AssertionError(name)
-    if ours is None:  # the local copy deleted it
-        if theirs == base:
-            return FilePlan(name, src, "kept", None, None)
-        return _whole_file_conflict(
-            name, src, None, "delete/modify", f"{local} deleted this file; the source changed it"
-        )
-    if not python:
-        if theirs == base or ours == theirs:
-            return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
-        if ours == base:
-            return FilePlan(name, src, "merged", ours_raw, theirs)
-        return _whole_file_conflict(name, src, ours_raw, "modify/modify", "both sides changed this file (not Python)")
-    result = _merge(base, ours, theirs, budget=budget, where=where)
-    if not result.clean:
-        return FilePlan(name, src, "conflict", ours_raw, result.text, result, _merge_conflicts(name, result))
-    after = ours_raw if result.text == ours else result.text
-    return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
-
-
-def _whole_file_conflict(name: str, src: str | None, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
-    # The file is left as the lineage has it; the maintainer decides
-    # (delete it or keep it), then runs --continue.
-    return FilePlan(
-        name, src, "conflict", before, before, None, [FileConflict(path="<file>", kind=kind, reason=reason, file=name)]
-    )
 
 
 # --------------------------------------------------------------------------

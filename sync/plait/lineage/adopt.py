@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import gitops
-from .atomic import WriteBatch
-from .errors import PlaitError
-from .semdiff import distance
-from .store import Snapshot, SyncRecord
-from .workspace import Copy, Lineage, Workspace, excluded, read_tree
+from .. import gitops
+from ..atomic import WriteBatch
+from ..errors import PlaitError
+from ..store import Snapshot, SyncRecord
+from ..workspace import Copy, Lineage, Workspace, excluded, read_tree
+from .diff import distance
 
 __all__ = ["AdoptResult", "Candidate", "adopt"]
 
