@@ -83,6 +83,9 @@ class Copy:
     root: the directory holding the package's files.
     confine: the directory no file of the copy may leave (the workspace, or
       the git repository of a git-backed copy).
+    client_module: the module of the package that holds the embedding
+      client, when the package does not export it (``embedding_client`` for
+      ``mcp_common.embedding_client``); None: the package itself.
     """
 
     name: str
@@ -93,6 +96,7 @@ class Copy:
     repo_root: Path | None = None
     description: str = ""
     exclude: tuple[str, ...] = ()
+    client_module: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,6 +151,8 @@ class Consumer:
       also hides files of the vendored directory from plait).
     protected: globs naming vendored files plait never writes.
     tests: the consumer's own tests, if it declares them.
+    client_module: the module of the vendored package that holds the
+      embedding client, when the package does not export it; None: the package.
     table: the manifest entry as written, for fields this module does not model.
     """
 
@@ -163,6 +169,7 @@ class Consumer:
     protected: tuple[str, ...] = ()
     description: str = ""
     tests: Path | None = None
+    client_module: str | None = None
     table: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -222,6 +229,16 @@ def _str_map(table: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
     if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
         raise PlaitError(f"{where}: '{key}' must map strings to strings")
     return {str(k): str(v) for k, v in value.items()}
+
+
+def _module_name(table: Mapping[str, Any], key: str, where: str) -> str | None:
+    """An optional dotted module name relative to the copy's package (``embedding_client``)."""
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not all(part.isidentifier() for part in value.split(".")):
+        raise PlaitError(f"{where}: '{key}' must be a dotted module name, e.g. \"embedding_client\"")
+    return value
 
 
 def _relative(name: str, where: str) -> str:
@@ -407,6 +424,7 @@ class Workspace:
             "repo_root": repo_root,
             "description": _str(table, "description", where, ""),
             "exclude": _strings(table, "exclude", where),
+            "client_module": _module_name(table, "client_module", where),
         }
 
     def _copy(self, name: str, table: Mapping[str, Any]) -> Copy:
@@ -468,6 +486,7 @@ class Workspace:
             protected=_strings(table, "protected", where),
             description=_str(table, "description", where, ""),
             tests=self.confined(tests, what=f"{where} tests") if isinstance(tests, str) else None,
+            client_module=_module_name(table, "client_module", where),
             table=dict(table),
         )
 
