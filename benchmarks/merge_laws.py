@@ -671,7 +671,7 @@ def goal_verdict(report: Report) -> str:
 
 def dump(report: Report, root: Path, *, layout: bool = False) -> list[Path]:
     """Write each failing merge as ``root/<kind>-<module>-<n>/`` with the corpus's file names and why.txt."""
-    from plait.atomic import write_all
+    from plait.commit import write_atomic
 
     written = []
     numbers: Counter[tuple[str, str]] = Counter()
@@ -703,7 +703,8 @@ def dump(report: Report, root: Path, *, layout: bool = False) -> list[Path]:
         files: dict[Path, str | bytes] = {folder / name: text for name, text in verdict.files.items()}
         files[folder / "why.txt"] = "\n".join(why) + "\n"
         files[folder / "case.toml"] = tomlkit.dumps(meta)
-        write_all(files)
+        for path, data in files.items():
+            write_atomic(path, data)
         written.append(folder)
     return written
 

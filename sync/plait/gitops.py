@@ -23,6 +23,7 @@ __all__ = [
     "ensure_clean",
     "files_at",
     "history",
+    "init",
     "is_shallow",
     "repo_of",
     "resolve",
@@ -75,6 +76,14 @@ def source_commit(path: Path) -> str | None:
     except GitCommandError:
         return None
     return last.hexsha if last is not None else None
+
+
+def init(path: Path) -> git.Repo:
+    """An empty repository at *path* (a workspace copy that must be one)."""
+    try:
+        return git.Repo.init(path)
+    except GitCommandError as exc:
+        raise PlaitError(f"git init failed: {exc.stderr.strip() or exc}", path=str(path)) from None
 
 
 def is_shallow(repo: git.Repo) -> bool:

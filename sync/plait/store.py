@@ -18,15 +18,15 @@ pull request shows the base moving as one line per file in one small file.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import WriteBatch
 from .errors import PlaitError
-from .paths import STORE_DIR
+from .paths import STORE_DIR, is_plain_relative
 
 if TYPE_CHECKING:
     # tomlkit is imported where the state is read or written: `plait check`
@@ -34,8 +34,11 @@ if TYPE_CHECKING:
     import tomlkit
     from tomlkit.items import Table
 
+    from .commit import Transaction
+
 __all__ = [
     "STORE_DIR",
+    "CorruptState",
     "CorruptStore",
     "Snapshot",
     "State",
@@ -51,17 +54,44 @@ one sha256 per file (the content is in objects/<first 2 hex>/<other 62>)
 and the source commit when git knew it.  `plait adopt` records a first base,
 `plait sync` moves it, `plait sync --continue` / `--abort` end a conflict."""
 
+# What plait's own bookkeeping in the store is called; never committed.
+STORE_GITIGNORE = """\
+# plait's run-time files: an interrupted run's journal, staged files and the
+# clones of remote copies.  The objects and state.toml are committed: they
+# are the bases every 3-way merge needs.
+journal.json
+.*.plait-tmp
+clones/
+"""
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX40 = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+
+# Every key a record of the state may hold: a typo or a hand edit is named,
+# never half-understood.
+_RECORD_KEYS = ("source", "state", "conflicted_files", "commit", "tree", "files", "pending", "before")
+_SNAPSHOT_KEYS = ("commit", "tree", "files")
 
 
 class CorruptStore(PlaitError):
     """A store entry that is missing or does not hash to its name."""
 
 
+class CorruptState(PlaitError):
+    """A sync state (``.plait/state.toml``) that is not what plait writes."""
+
+
 def digest_of(data: str | bytes) -> str:
     """The sha256 hex digest of *data* (text is hashed as UTF-8)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     return hashlib.sha256(raw).hexdigest()
+
+
+def _nearest(key: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True)
@@ -99,16 +129,36 @@ class Snapshot:
         return table
 
     @classmethod
-    def from_toml(cls, data: Mapping[str, Any], *, where: str) -> Snapshot:
-        files = data.get("files", {})
-        if not isinstance(files, Mapping) or not all(
-            isinstance(v, str) and _HEX64.fullmatch(v) for v in files.values()
-        ):
-            raise PlaitError(f"{where}: files must map names to sha256 hex digests")
+    def from_toml(cls, data: Mapping[str, Any], *, where: str, allowed: Iterable[str] = _SNAPSHOT_KEYS) -> Snapshot:
+        """A snapshot as the state records it, every key and type checked.
+
+        *where* names the file and the table (``state.toml: [lineages.sibling]``).
+        The recorded ``tree`` must be the tree of the recorded files: a hand
+        edit of one without the other is caught here, before a merge trusts it.
+        """
+        unknown = [k for k in data if k not in allowed]
+        if unknown:
+            raise CorruptState(f"{where}: unknown key {unknown[0]!r}{_nearest(unknown[0], allowed)}")
+        files = data.get("files")
+        if not isinstance(files, Mapping):
+            raise CorruptState(f"{where}: 'files' must be a table of file name = sha256")
+        if not files:
+            raise CorruptState(f"{where}: 'files' is empty; a base without files would merge from nothing")
+        for name, digest in files.items():
+            if not isinstance(name, str) or not is_plain_relative(name):
+                raise CorruptState(f"{where}.files: {name!r} is not a plain relative path inside the copy")
+            if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+                raise CorruptState(f"{where}.files: {name!r} = {digest!r} is not a sha256 hex digest")
         commit = data.get("commit")
-        if commit is not None and not isinstance(commit, str):
-            raise PlaitError(f"{where}: commit must be a string")
-        return cls({str(k): str(v) for k, v in files.items()}, commit)
+        if commit is not None and (not isinstance(commit, str) or not _HEX40.fullmatch(commit)):
+            raise CorruptState(f"{where}: 'commit' = {commit!r} is not a git commit id")
+        snapshot = cls({str(k): str(v) for k, v in files.items()}, commit)
+        tree = data.get("tree")
+        if not isinstance(tree, str) or not _HEX64.fullmatch(tree):
+            raise CorruptState(f"{where}: 'tree' must be the sha256 of the listing of 'files'")
+        if tree != snapshot.tree:
+            raise CorruptState(f"{where}: 'tree' does not match 'files' (edited by hand?)")
+        return snapshot
 
 
 @dataclass
@@ -142,54 +192,89 @@ class SyncRecord:
         yield from (d for d in self.before.values() if d)
 
 
+def _record_from(name: str, data: Any, where: str) -> SyncRecord:
+    if not isinstance(data, Mapping):
+        raise CorruptState(f"{where} must be a table")
+    unknown = [k for k in data if k not in _RECORD_KEYS]
+    if unknown:
+        raise CorruptState(f"{where}: unknown key {unknown[0]!r}{_nearest(unknown[0], _RECORD_KEYS)}")
+    source = data.get("source")
+    if not isinstance(source, str) or not source:
+        raise CorruptState(f"{where}: 'source' must name the copy it syncs from")
+    base = Snapshot.from_toml({k: data[k] for k in _SNAPSHOT_KEYS if k in data}, where=where)
+    marker = data.get("state")
+    pending_data = data.get("pending")
+    if marker is not None and marker != "conflicted":
+        raise CorruptState(f"{where}: 'state' = {marker!r}; the only state plait records is \"conflicted\"")
+    if (marker == "conflicted") != (pending_data is not None):
+        raise CorruptState(f'{where}: a conflicted record needs both state = "conflicted" and [pending]')
+    if pending_data is None:
+        for key in ("before", "conflicted_files"):
+            if key in data:
+                raise CorruptState(f"{where}: {key!r} belongs to a conflicted sync, and this one is not")
+        return SyncRecord(source, base)
+    if not isinstance(pending_data, Mapping):
+        raise CorruptState(f"{where}: 'pending' must be a table")
+    pending = Snapshot.from_toml(pending_data, where=f"{where[:-1]}.pending]")
+    before_data = data.get("before", {})
+    if not isinstance(before_data, Mapping):
+        raise CorruptState(f"{where}: 'before' must be a table of file name = sha256 (or \"\" for no file)")
+    before: dict[str, str | None] = {}
+    for rel, digest in before_data.items():
+        if not isinstance(rel, str) or not is_plain_relative(rel):
+            raise CorruptState(f"{where}.before: {rel!r} is not a plain relative path inside the copy")
+        if not isinstance(digest, str) or (digest and not _HEX64.fullmatch(digest)):
+            raise CorruptState(f'{where}.before: {rel!r} = {digest!r} is not a sha256 hex digest or ""')
+        before[rel] = digest or None
+    conflicted = data.get("conflicted_files", [])
+    if not isinstance(conflicted, list) or not all(isinstance(f, str) and is_plain_relative(f) for f in conflicted):
+        raise CorruptState(f"{where}: 'conflicted_files' must be a list of relative file names")
+    return SyncRecord(source, base, pending, before, list(conflicted))
+
+
 class State:
-    """``.plait/state.toml``, read and written with tomlkit."""
+    """``.plait/state.toml``, read and written with tomlkit, validated when read."""
 
     def __init__(self, path: Path, document: tomlkit.TOMLDocument) -> None:
         self.path = path
         self.document = document
+        self._records = self._validate()
 
     @classmethod
     def load(cls, path: Path) -> State:
         import tomlkit
         from tomlkit.exceptions import TOMLKitError
 
-        if not path.exists():
+        if not os.path.lexists(path):
             doc = tomlkit.document()
             for line in _STATE_HEADER.splitlines():
                 doc.add(tomlkit.comment(line))
             doc.add(tomlkit.nl())
             return cls(path, doc)
         try:
-            return cls(path, tomlkit.parse(path.read_text(encoding="utf-8")))
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise CorruptState(f"the sync state cannot be read: {exc.strerror or exc}", path=str(path)) from None
+        try:
+            return cls(path, tomlkit.parse(raw.decode("utf-8")))
         except (TOMLKitError, UnicodeDecodeError) as exc:
-            raise PlaitError(f"the sync state does not parse: {exc}", path=str(path)) from None
+            raise CorruptState(f"the sync state does not parse: {exc}", path=str(path)) from None
 
-    def _lineages(self) -> Mapping[str, Any]:
-        table = self.document.get("lineages", {})
+    def _validate(self) -> dict[str, SyncRecord]:
+        data = self.document.unwrap()
+        unknown = [k for k in data if k != "lineages"]
+        if unknown:
+            raise CorruptState(f"{self.path}: unknown key {unknown[0]!r}{_nearest(unknown[0], ['lineages'])}")
+        table = data.get("lineages", {})
         if not isinstance(table, Mapping):
-            raise PlaitError("[lineages] must be a table", path=str(self.path))
-        return table
+            raise CorruptState(f"{self.path}: [lineages] must be a table")
+        return {name: _record_from(name, value, f"{self.path}: [lineages.{name}]") for name, value in table.items()}
 
     def names(self) -> list[str]:
-        return list(self._lineages())
+        return list(self._records)
 
     def record(self, name: str) -> SyncRecord | None:
-        data = self._lineages().get(name)
-        if data is None:
-            return None
-        where = f"{self.path}: [lineages.{name}]"
-        if not isinstance(data, Mapping) or not isinstance(data.get("source"), str):
-            raise PlaitError(f"{where} needs a source name")
-        pending = data.get("pending")
-        before = data.get("before", {})
-        return SyncRecord(
-            source=data["source"],
-            base=Snapshot.from_toml(data, where=where),
-            pending=Snapshot.from_toml(pending, where=f"{where}.pending") if pending is not None else None,
-            before={str(k): (str(v) or None) for k, v in before.items()},
-            conflicted_files=[str(f) for f in data.get("conflicted_files", [])],
-        )
+        return self._records.get(name)
 
     def set_record(self, name: str, record: SyncRecord) -> None:
         import tomlkit
@@ -214,28 +299,11 @@ class State:
         lineages = self.document["lineages"]
         assert isinstance(lineages, Table)
         lineages[name] = ordered
+        self._records[name] = record
 
     def referenced(self) -> set[str]:
-        """Every object digest the state mentions, wherever it sits.
-
-        Any sha256 value anywhere in the file keeps its object alive.  The
-        bases of vendored copies are named by their locks instead
-        (`Workspace.prune_store` keeps those too).
-        """
-        found: set[str] = set()
-
-        def walk(value: Any) -> None:
-            if isinstance(value, str) and _HEX64.fullmatch(value):
-                found.add(value)
-            elif isinstance(value, Mapping):
-                for item in value.values():
-                    walk(item)
-            elif isinstance(value, list):
-                for item in value:
-                    walk(item)
-
-        walk(self.document.unwrap())
-        return found
+        """Every object digest the state's records keep alive (bases, pending bases, files before a sync)."""
+        return {digest for record in self._records.values() for digest in record.digests()}
 
     def dumps(self) -> str:
         import tomlkit
@@ -244,22 +312,47 @@ class State:
 
 
 class Store:
-    """The content-addressed objects and the state, under ``<workspace>/.plait``."""
+    """The content-addressed objects and the state, under ``<workspace>/.plait``.
 
-    def __init__(self, root: Path) -> None:
+    boundary: the directory the store must stay inside (the manifest's).  A
+    ``.plait``, ``objects``, fan-out directory, object or ``state.toml`` that
+    is a symlink leading out is refused before anything is read or written
+    through it: a store is written and pruned, so a link out would let a
+    sync write or delete files anywhere.
+    """
+
+    def __init__(self, root: Path, boundary: Path | None = None) -> None:
         self.root = root
+        self.boundary = boundary if boundary is not None else root.parent
         self.objects = root / "objects"
         self.state_path = root / "state.toml"
+
+    def confined(self, path: Path) -> Path:
+        """*path* (inside the store), refused when a symlink on the way leads out of the store."""
+        store = self.boundary.resolve() / self.root.name
+        if os.path.lexists(self.root):
+            store = self.root.resolve()
+            if not store.is_relative_to(self.boundary.resolve()):
+                raise CorruptStore(f"the store leads out of the workspace (to {store})", path=str(self.root))
+        probe = self.root
+        for part in path.relative_to(self.root).parts:
+            probe = probe / part
+            if probe.is_symlink() and not probe.resolve().is_relative_to(store):
+                raise CorruptStore(
+                    f"a symlink in the store leads out of it (to {probe.resolve()}); plait writes only inside it",
+                    path=str(probe),
+                )
+        return path
 
     def path_of(self, digest: str) -> Path:
         return self.objects / digest[:2] / digest[2:]
 
     def has(self, digest: str) -> bool:
-        return self.path_of(digest).is_file()
+        return self.confined(self.path_of(digest)).is_file()
 
     def read(self, digest: str, *, what: str) -> bytes:
         """The content stored under *digest*, verified; *what* names it in errors."""
-        path = self.path_of(digest)
+        path = self.confined(self.path_of(digest))
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -284,38 +377,43 @@ class Store:
         """Every file of *snapshot* as text, each verified against its digest."""
         return {name: self.read_text(d, what=f"{what} {name}") for name, d in sorted(snapshot.files.items())}
 
-    def stage(self, batch: WriteBatch, data: str | bytes) -> str:
-        """Add *data* to *batch* unless already stored; its digest either way."""
-        digest = digest_of(data)
+    def stage(self, txn: Transaction, data: str | bytes) -> str:
+        """Add *data* to *txn* unless already stored; its digest either way."""
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        digest = digest_of(raw)
         if not self.has(digest):
-            batch.write(self.path_of(digest), data)
+            txn.add_object(digest, raw)
         return digest
 
-    def snapshot(self, batch: WriteBatch, files: Mapping[str, str], commit: str | None = None) -> Snapshot:
-        """Store every file of *files* (via *batch*) and describe them as a snapshot."""
-        return Snapshot({name: self.stage(batch, text) for name, text in files.items()}, commit)
+    def snapshot(self, txn: Transaction, files: Mapping[str, str], commit: str | None = None) -> Snapshot:
+        """Store every file of *files* (via *txn*) and describe them as a snapshot."""
+        return Snapshot({name: self.stage(txn, text) for name, text in files.items()}, commit)
 
     def state(self) -> State:
-        return State.load(self.state_path)
+        return State.load(self.confined(self.state_path))
 
-    def stage_state(self, batch: WriteBatch, state: State) -> None:
-        batch.write(self.state_path, state.dumps())
+    def stage_state(self, txn: Transaction, state: State) -> None:
+        """The state is switched last: it says which bases are current."""
+        txn.write(self.confined(self.state_path), state.dumps(), last=True)
 
-    def prune(self, batch: WriteBatch, keep: Iterable[str]) -> list[str]:
-        """Remove (via *batch*) every object not in *keep*; the digests removed.
+    def stage_gitignore(self, txn: Transaction) -> None:
+        """Keep the store's run-time files out of git, once: the user may edit it after."""
+        ignore = self.root / ".gitignore"
+        if not os.path.lexists(ignore):
+            txn.write(self.confined(ignore), STORE_GITIGNORE)
 
-        Objects staged in the same batch are kept whatever *keep* says.
-        """
-        alive = set(keep) | {p.parent.name + p.name for p in batch.writes if p.parent.parent == self.objects}
-        gone: list[str] = []
-        if not self.objects.is_dir():
+    def unreferenced(self, keep: Iterable[str]) -> list[Path]:
+        """Every object file not in *keep*, for the prune that ends a commit."""
+        alive = set(keep)
+        gone: list[Path] = []
+        if not self.confined(self.objects).is_dir():
             return gone
         for folder in sorted(self.objects.iterdir()):
-            if not folder.is_dir():
+            self.confined(folder)
+            if not folder.is_dir() or len(folder.name) != 2:
                 continue
             for entry in sorted(folder.iterdir()):
                 digest = folder.name + entry.name
-                if digest not in alive and _HEX64.fullmatch(digest):
-                    batch.remove(entry)
-                    gone.append(digest)
+                if digest not in alive and _HEX64.fullmatch(digest) and not entry.is_symlink():
+                    gone.append(entry)
         return gone

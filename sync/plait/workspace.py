@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import WriteBatch
 from .errors import PlaitError
 from .paths import STORE_DIR, is_plain_relative
 from .vendoring.lock import LOCK_NAME
@@ -32,7 +31,8 @@ from .vendoring.lock import LOCK_NAME
 if TYPE_CHECKING:
     import tomlkit
 
-    from .store import State, Store
+    from .commit import Transaction
+    from .store import Store
     from .transforms import ImportRewrite
 
 __all__ = [
@@ -52,6 +52,31 @@ __all__ = [
 ]
 
 MANIFEST = "lineages.toml"
+
+# Every key the manifest may hold, per table.  A key outside these is a typo
+# or a misunderstanding, and both change what a run does without saying so
+# (`absolute_import = true` turned a clean sync into conflicts), so each is
+# refused with the nearest known key suggested.
+_TOP_KEYS = ("root", "canonical", "lineages", "consumers")
+_LOCATION_KEYS = ("path", "git", "ref", "subdir")
+_COPY_KEYS = (*_LOCATION_KEYS, "package", "description", "exclude", "client_module")
+# "base" is the hand-kept base of manifests older than the store; `plait
+# adopt` moves it into the store and removes the key.
+_LINEAGE_KEYS = (*_COPY_KEYS, "syncs_from", "tests", "files", "transforms", "base")
+_TRANSFORM_KEYS = ("absolute_imports", "rename")
+_CONSUMER_KEYS = (
+    *_LOCATION_KEYS,
+    "vendor_dir",
+    "package",
+    "source",
+    "rename",
+    "include",
+    "exclude",
+    "protected",
+    "description",
+    "tests",
+    "client_module",
+)
 CANONICAL = "canonical"
 ENV_WORKSPACE = "PLAIT_WORKSPACE"
 
@@ -210,6 +235,26 @@ def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None =
     raise PlaitError(f"no workspace found: pass --workspace DIR or set {ENV_WORKSPACE}")
 
 
+def _known_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    """Refuse a key the table may not hold, naming it and the nearest one it may."""
+    import difflib
+
+    for key in table:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+            raise PlaitError(f"{where}: unknown key {key!r}{hint}")
+
+
+def repository_top(folder: Path) -> Path | None:
+    """The working tree of the git repository holding *folder*, found without GitPython
+    (`plait check` loads a workspace and must start fast)."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
 def _str(table: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
     value = table.get(key, default)
     if not isinstance(value, str) or (not value and default is None):
@@ -332,16 +377,23 @@ class Workspace:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise PlaitError(f"the manifest does not parse: {exc}", path=where) from None
+        _known_keys(data, _TOP_KEYS, where)
         root = data.get("root", ".")
         if not isinstance(root, str):
             raise PlaitError("'root' must be a path", path=where)
         # The confinement: by default the manifest's directory.  A manifest may
         # widen it to its repository (the bundled one does: its canonical client
-        # lives beside the workspace), never further than it says.
+        # lives beside the workspace), never further: a manifest that could say
+        # `root = "/"` would let every path it names lead anywhere.
         self.root = (self.dir / root).resolve()
+        limit = repository_top(self.dir.resolve()) or self.dir.resolve()
+        if not self.root.is_relative_to(limit):
+            what = "its git repository" if limit != self.dir.resolve() else "its own directory"
+            raise PlaitError(f"'root' = {root!r} widens the workspace past {what} ({limit})", path=where)
         canonical = data.get(CANONICAL)
         if not isinstance(canonical, Mapping):
             raise PlaitError("the manifest needs a [canonical] table", path=where)
+        _known_keys(canonical, _COPY_KEYS, self._where(CANONICAL))
         self.canonical = self._copy(CANONICAL, canonical)
         lineages = data.get("lineages", {})
         consumers = data.get("consumers", {})
@@ -367,7 +419,7 @@ class Workspace:
         """The base store and sync state, under ``.plait`` beside the manifest."""
         from .store import Store
 
-        return Store(self.dir / STORE_DIR)
+        return Store(self.dir / STORE_DIR, self.dir)
 
     @functools.cached_property
     def document(self) -> tomlkit.TOMLDocument:
@@ -386,10 +438,15 @@ class Workspace:
     ) -> tuple[Path, Path, GitSpec | None, Path | None]:
         """(root, confine, git, repo_root) of a declared location."""
         where = self._where(section)
+        if "git" in table and "path" in table:
+            raise PlaitError(f"{where}: give either 'path' or 'git', not both")
+        if "git" not in table:
+            for key in ("ref", "subdir"):
+                if key in table:
+                    raise PlaitError(f"{where}: '{key}' belongs to a git-backed copy (give 'git' too)")
         if "git" in table:
-            spec = GitSpec(_str(table, "git", where), table.get("ref"), table.get("subdir", "."))
-            if spec.ref is not None and not isinstance(spec.ref, str):
-                raise PlaitError(f"{where}: 'ref' must be a string")
+            ref = _str(table, "ref", where) if "ref" in table else None
+            spec = GitSpec(_str(table, "git", where), ref, _str(table, "subdir", where, "."))
             if spec.subdir != ".":
                 _relative(spec.subdir, where)
             if spec.is_remote:
@@ -435,6 +492,7 @@ class Workspace:
         where = self._where(section)
         if not isinstance(table, Mapping):
             raise PlaitError(f"{where} must be a table")
+        _known_keys(table, _LINEAGE_KEYS, where)
         files = _str_map(table, "files", where)
         for source, target in files.items():
             _relative(source, f"{where} files")
@@ -442,6 +500,7 @@ class Workspace:
         transforms = table.get("transforms", {})
         if not isinstance(transforms, Mapping):
             raise PlaitError(f"{where}: 'transforms' must be a table")
+        _known_keys(transforms, _TRANSFORM_KEYS, self._where(f"{section}.transforms"))
         absolute = transforms.get("absolute_imports", False)
         if not isinstance(absolute, bool):
             raise PlaitError(f"{where}: transforms.absolute_imports must be true or false")
@@ -452,7 +511,7 @@ class Workspace:
             files=files,
             absolute_imports=absolute,
             renames=_str_map(transforms, "rename", where),
-            tests=self.confined(tests, what=f"{where} tests") if isinstance(tests, str) else None,
+            tests=self.confined(_str(table, "tests", where), what=f"{where} tests") if tests is not None else None,
         )
 
     def _consumer(self, name: str, table: Any) -> Consumer:
@@ -460,6 +519,7 @@ class Workspace:
         where = self._where(section)
         if not isinstance(table, Mapping):
             raise PlaitError(f"{where} must be a table")
+        _known_keys(table, _CONSUMER_KEYS, where)
         root, confine, git, _repo = self._location(table, section, name)
         vendor_rel = _relative(_str(table, "vendor_dir", where), where)
         vendor_dir = (root / vendor_rel).resolve()
@@ -485,7 +545,7 @@ class Workspace:
             exclude=_strings(table, "exclude", where),
             protected=_strings(table, "protected", where),
             description=_str(table, "description", where, ""),
-            tests=self.confined(tests, what=f"{where} tests") if isinstance(tests, str) else None,
+            tests=self.confined(_str(table, "tests", where), what=f"{where} tests") if tests is not None else None,
             client_module=_module_name(table, "client_module", where),
             table=dict(table),
         )
@@ -608,39 +668,32 @@ class Workspace:
             raise PlaitError(f"{copy.name}: writing {rel} would leave the workspace (a symlink?)", path=str(path))
         return path
 
-    # -- the store ------------------------------------------------------------
+    # -- what a run may write -------------------------------------------------
 
-    def prune_store(self, batch: WriteBatch, state: State) -> None:
-        """Remove (via *batch*) every store object nothing needs any more.
+    def writable(self, path: Path) -> bool:
+        """Whether a run may write or remove *path*: inside the workspace, or inside
+        the repository of a copy the manifest names, or inside the store."""
+        resolved = path.parent.resolve() / path.name
+        tops = [self.root, self.store.root.resolve(), *(c.confine for c in self._everything())]
+        return any(resolved.is_relative_to(top) for top in tops)
 
-        Needed: whatever the sync state names, and every base a vendored
-        directory's lock names.  The locks are read rather than copied into
-        the state, so consumers re-vendored in parallel (a CI matrix) touch
-        no shared file.  When a lock cannot be read (corrupt, or in a remote
-        repository not cloned here) nothing is pruned: a base pruned by
-        mistake is a 3-way merge lost.
-        """
-        from .vendoring.lock import read_lock
+    def run_folders(self) -> list[Path]:
+        """The directories a run writes into, where a killed run's temporary files may be."""
+        folders = [self.dir]
+        folders += [lineage.root for lineage in self.lineages.values()]
+        folders += [consumer.vendor_dir for consumer in self.consumers.values()]
+        return [f for f in folders if f.is_dir()]
 
-        keep = state.referenced()
-        for consumer in self.consumers.values():
-            if consumer.git is not None and consumer.git.is_remote and not consumer.confine.is_dir():
-                return
-            try:
-                lock = read_lock(consumer.vendor_dir)
-            except PlaitError:
-                return
-            if lock is not None:
-                keep.update(lock.bases().values())
-        self.store.prune(batch, keep)
+    def _everything(self) -> list[Copy | Consumer]:
+        return [self.canonical, *self.lineages.values(), *self.consumers.values()]
 
     # -- writing the manifest ------------------------------------------------
 
-    def stage_manifest(self, batch: WriteBatch) -> None:
-        """Add the manifest, as edited in `document`, to *batch* (comments survive)."""
+    def stage_manifest(self, txn: Transaction) -> None:
+        """Add the manifest, as edited in `document`, to *txn* (comments survive)."""
         import tomlkit
 
-        batch.write(self.manifest, tomlkit.dumps(self.document))
+        txn.write(self.manifest, tomlkit.dumps(self.document))
 
     def remove_key(self, section: str, name: str, key: str) -> bool:
         """Drop ``[section.name] key`` from the document; whether it was there."""
@@ -670,4 +723,10 @@ def copy_workspace(ws: Workspace, dest: Path) -> Workspace:
             roots.append(item.root)
     for root in roots:
         shutil.copytree(root, dest / root.relative_to(ws.root), ignore=ignore, dirs_exist_ok=True, symlinks=True)
+    if ws.root != ws.dir.resolve():
+        # A manifest may widen its boundary only as far as its repository, so a
+        # copy of one that does is made a repository too (an empty one).
+        from . import gitops
+
+        gitops.init(dest)
     return Workspace.load(dest / ws.manifest.relative_to(ws.root))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lineage_builders import CANONICAL, FORK, MANIFEST, make_scenario, write_tree
 
-from plait.atomic import WriteBatch
+from plait.commit import new_transaction
 from plait.errors import PlaitError
 from plait.lineage.adopt import adopt
 from plait.workspace import Workspace, locate
@@ -40,9 +40,9 @@ def test_comments_and_order_survive_a_write(tmp_path: Path) -> None:
 def test_stage_manifest_writes_the_edited_document_with_its_comments(tmp_path: Path) -> None:
     ws = _workspace(tmp_path, MANIFEST)
     ws.document["lineages"]["fork"]["description"] = "renamed"
-    batch = WriteBatch()
-    ws.stage_manifest(batch)
-    batch.commit()
+    txn = new_transaction(ws)
+    ws.stage_manifest(txn)
+    txn.commit()
     written = (tmp_path / "lineages.toml").read_text()
     assert 'description = "renamed"' in written
     assert written.splitlines()[0] == MANIFEST.splitlines()[0]

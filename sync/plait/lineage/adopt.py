@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import gitops
-from ..atomic import WriteBatch
+from ..commit import commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..store import Snapshot, SyncRecord
 from ..workspace import Copy, Lineage, Workspace, excluded, read_tree
@@ -89,6 +89,16 @@ def adopt(
 ) -> AdoptResult:
     """Record the base of lineage *name*: *base* is a directory or a revision of
     the source; without it the closest revision of the source's history."""
+    if dry_run:
+        refuse_if_interrupted(ws)
+        return _adopt(ws, name, base, force=force, dry_run=True, limit=limit)
+    with exclusive(ws) as recovery:
+        result = _adopt(ws, name, base, force=force, dry_run=False, limit=limit)
+        result.notes[:0] = recovery.notes()
+        return result
+
+
+def _adopt(ws: Workspace, name: str, base: str | None, *, force: bool, dry_run: bool, limit: int) -> AdoptResult:
     lineage = ws.lineage(name)
     source = ws.copy(lineage.syncs_from)
     state = ws.store.state()
@@ -116,17 +126,16 @@ def adopt(
     # Check the base can be carried into the lineage now, not at the first sync.
     lineage.carry(files, source)
 
-    batch = WriteBatch()
-    result.base = ws.store.snapshot(batch, files, result.base.commit)
+    txn = new_transaction(ws)
+    result.base = ws.store.snapshot(txn, files, result.base.commit)
     state.set_record(name, SyncRecord(source.name, result.base))
     if ws.remove_key("lineages", name, "base"):
         # The hand-kept base the manifest used to name is now in the store.
         result.notes.append(f"removed the hand-kept 'base' key of [lineages.{name}] from the manifest")
-        ws.stage_manifest(batch)
+        ws.stage_manifest(txn)
     if not dry_run:
-        ws.store.stage_state(batch, state)
-        ws.prune_store(batch, state)
-        batch.commit()
+        ws.store.stage_state(txn, state)
+        commit_run(ws, txn)
     return result
 
 

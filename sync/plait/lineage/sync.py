@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
-from ..atomic import WriteBatch
+from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
 from ..runs import (
@@ -231,7 +231,33 @@ def sync(
     dry_run: plan and report, write nothing.
     write_conflicts: False (CI) writes nothing at all when any lineage conflicts.
     commit: commit each git-backed lineage's changes on ``plait/sync-<source id>``.
+
+    A run that writes holds the workspace lock and first mends what an
+    interrupted run left (`plait.commit.exclusive`); a dry run only reads.
     """
+    if dry_run:
+        refuse_if_interrupted(ws)
+        return _sync(
+            ws, names, dry_run=True, write_conflicts=write_conflicts, commit=False, budget=budget, progress=progress
+        )
+    with exclusive(ws) as recovery:
+        report = _sync(
+            ws, names, dry_run=False, write_conflicts=write_conflicts, commit=commit, budget=budget, progress=progress
+        )
+        report.notes[:0] = recovery.notes()
+        return report
+
+
+def _sync(
+    ws: Workspace,
+    names: Iterable[str] | None,
+    *,
+    dry_run: bool,
+    write_conflicts: bool,
+    commit: bool,
+    budget: float,
+    progress: Callable[[LineagePlan], None] | None,
+) -> SyncReport:
     state = ws.store.state()
     plans: list[LineagePlan] = []
     overlay: dict[str, dict[str, str]] = {}
@@ -261,14 +287,13 @@ def sync(
     to_commit = [p for p in plans if commit and p.lineage.git is not None and p.outcome == "synced" and p.changed]
     for plan in to_commit:
         gitops.ensure_clean(plan.lineage.root)
-    batch = WriteBatch()
+    txn = new_transaction(ws)
     for plan in plans:
         if plan.outcome in ("synced", "conflicted"):
-            _stage_plan(ws, state, plan, batch)
-    if batch:
-        ws.store.stage_state(batch, state)
-        ws.prune_store(batch, state)
-        batch.commit()
+            _stage_plan(ws, state, plan, txn)
+    if txn:
+        ws.store.stage_state(txn, state)
+        commit_run(ws, txn)
         report.written = True
     for plan in to_commit:
         report.commits[plan.name] = _commit(plan)
@@ -279,17 +304,17 @@ def sync(
     return report
 
 
-def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, batch: WriteBatch) -> None:
+def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction) -> None:
     assert plan.new_base is not None and plan.base is not None
     for f in plan.changed:
         target = ws.target(plan.lineage, f.name)
         if f.after is None:
-            batch.remove(target)
+            txn.remove(target)
         else:
-            batch.write(target, f.after)
-    new_base = ws.store.snapshot(batch, plan.theirs, plan.new_base.commit)
+            txn.write(target, f.after)
+    new_base = ws.store.snapshot(txn, plan.theirs, plan.new_base.commit)
     if plan.outcome == "conflicted":
-        before = {f.name: (ws.store.stage(batch, f.before) if f.before is not None else None) for f in plan.changed}
+        before = {f.name: (ws.store.stage(txn, f.before) if f.before is not None else None) for f in plan.changed}
         conflicted = sorted({c.file for c in plan.conflicts})
         record = SyncRecord(plan.source.name, plan.base, new_base, before, conflicted)
     else:
@@ -374,9 +399,14 @@ def continue_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Res
     A lineage with a marker left or a file that does not parse stays
     conflicted, with the places named.
     """
+    with exclusive(ws):
+        return _continue(ws, names)
+
+
+def _continue(ws: Workspace, names: Iterable[str] | None) -> list[Resolution]:
     state = ws.store.state()
     results: list[Resolution] = []
-    batch = WriteBatch()
+    txn = new_transaction(ws)
     for lineage, record in _conflicted(ws, state, names):
         problems = _unresolved(ws, lineage)
         if problems:
@@ -386,29 +416,32 @@ def continue_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Res
         state.set_record(lineage.name, SyncRecord(record.source, record.pending))
         results.append(Resolution(lineage.name, True))
     if any(r.done for r in results):
-        ws.store.stage_state(batch, state)
-        ws.prune_store(batch, state)
-        batch.commit()
+        ws.store.stage_state(txn, state)
+        commit_run(ws, txn)
     return results
 
 
 def abort_sync(ws: Workspace, names: Iterable[str] | None = None) -> list[Resolution]:
     """Put back every file a conflicted sync touched, and forget the pending base."""
+    with exclusive(ws):
+        return _abort(ws, names)
+
+
+def _abort(ws: Workspace, names: Iterable[str] | None) -> list[Resolution]:
     state = ws.store.state()
     results: list[Resolution] = []
-    batch = WriteBatch()
+    txn = new_transaction(ws)
     for lineage, record in _conflicted(ws, state, names):
         restored: list[str] = []
         for rel, digest in sorted(record.before.items()):
             target = ws.target(lineage, rel)
             if digest is None:
-                batch.remove(target)
+                txn.remove(target)
             else:
-                batch.write(target, ws.store.read(digest, what=f"{lineage.name} {rel} before the sync"))
+                txn.write(target, ws.store.read(digest, what=f"{lineage.name} {rel} before the sync"))
             restored.append(rel)
         state.set_record(lineage.name, SyncRecord(record.source, record.base))
         results.append(Resolution(lineage.name, True, restored=restored))
-    ws.store.stage_state(batch, state)
-    ws.prune_store(batch, state)
-    batch.commit()
+    ws.store.stage_state(txn, state)
+    commit_run(ws, txn)
     return results

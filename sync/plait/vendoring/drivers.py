@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_all
+from ..commit import write_atomic
 from ..errors import PlaitError
 from .lock import find_locks
 
@@ -92,7 +92,7 @@ def install_merge_driver(path: Path, *, program: str = "plait") -> DriverInstall
     if install.added:
         lines = ([ATTRIBUTES_HEADER] if ATTRIBUTES_HEADER not in present else []) + install.added
         prefix = text if not text or text.endswith("\n") else text + "\n"
-        write_all({install.gitattributes: prefix + "\n".join(lines) + "\n"})
+        write_atomic(install.gitattributes, prefix + "\n".join(lines) + "\n")
 
     wanted = {"name": "plait structured 3-way merge", "driver": install.driver}
     reader = repo.config_reader("repository")

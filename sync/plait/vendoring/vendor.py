@@ -25,19 +25,19 @@ entry, a path leaving the consumer) stops the run and nothing is written.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
-from ..atomic import WriteBatch
+from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, merge3
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes
 from ..store import Snapshot, digest_of
 from ..transforms import ImportRewrite, rewrite_tree
+from ..workers import orphan_proof_pool
 from ..workspace import Consumer, Copy, Workspace
 from .lock import LOCK_NAME, LocalEdit, Lock, LockedFile, read_lock
 
@@ -317,9 +317,7 @@ def _plan_all(
             if progress is not None:
                 progress(plan)
     else:
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with orphan_proof_pool(workers) as pool:
             futures = [pool.submit(_plan_in_worker, str(ws.manifest), c.name, budget) for c in consumers]
             for future in as_completed(futures):
                 plan = future.result()
@@ -346,8 +344,49 @@ def vendor(
     write_conflicts: False (CI) writes nothing at all when any consumer conflicts.
     commit: commit each git-backed consumer's changes on ``plait/vendor-<consumer>-<source id>``.
     jobs: how many consumers to plan at once, in worker processes.
+
+    A run that writes holds the workspace lock and first mends what an
+    interrupted run left (`plait.commit.exclusive`); a dry run only reads.
     """
     consumers = ws.select_consumers(names)
+    if dry_run:
+        refuse_if_interrupted(ws)
+        return _vendor(
+            ws,
+            consumers,
+            dry_run=True,
+            write_conflicts=write_conflicts,
+            commit=False,
+            jobs=jobs,
+            budget=budget,
+            progress=progress,
+        )
+    with exclusive(ws) as recovery:
+        report = _vendor(
+            ws,
+            consumers,
+            dry_run=False,
+            write_conflicts=write_conflicts,
+            commit=commit,
+            jobs=jobs,
+            budget=budget,
+            progress=progress,
+        )
+        report.notes[:0] = recovery.notes()
+        return report
+
+
+def _vendor(
+    ws: Workspace,
+    consumers: list[Consumer],
+    *,
+    dry_run: bool,
+    write_conflicts: bool,
+    commit: bool,
+    jobs: int,
+    budget: float,
+    progress: Callable[[VendorPlan], None] | None,
+) -> VendorReport:
     report = VendorReport(_plan_all(ws, consumers, jobs, budget, progress), dry_run=dry_run)
     if dry_run or report.refused or (report.conflicted and not write_conflicts):
         if report.conflicted and not write_conflicts and not dry_run:
@@ -358,13 +397,10 @@ def vendor(
     for plan in to_commit:
         gitops.ensure_clean(ws.consumers[plan.consumer].vendor_dir)
     if to_write:
-        state = ws.store.state()
-        batch = WriteBatch()
+        txn = new_transaction(ws)
         for plan in to_write:
-            _stage(ws, plan, batch)
-        ws.store.stage_state(batch, state)
-        ws.prune_store(batch, state)
-        batch.commit()
+            _stage(ws, plan, txn)
+        commit_run(ws, txn)
         report.written = True
     for plan in to_commit:
         report.commits[plan.consumer] = _commit(ws, plan)
@@ -376,18 +412,19 @@ def vendor(
     return report
 
 
-def _stage(ws: Workspace, plan: VendorPlan, batch: WriteBatch) -> None:
+def _stage(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
     assert plan.lock is not None
     consumer = ws.consumers[plan.consumer]
     for f in plan.changed:
         target = ws.target(consumer, f.name, root=consumer.vendor_dir)
         if f.after is None:
-            batch.remove(target)
+            txn.remove(target)
         else:
-            batch.write(target, f.after)
+            txn.write(target, f.after)
     for text in plan.bases.values():
-        ws.store.stage(batch, text)
-    batch.write(consumer.vendor_dir / LOCK_NAME, plan.lock_text)
+        ws.store.stage(txn, text)
+    # The lock switches last: it says which vendored files and bases are current.
+    txn.write(ws.target(consumer, LOCK_NAME, root=consumer.vendor_dir), plan.lock_text, last=True)
 
 
 def _commit(ws: Workspace, plan: VendorPlan) -> str:

@@ -1,0 +1,535 @@
+"""The one commit protocol every mutating command uses: lock, stage, switch, prune, sweep.
+
+plait's promise is that nothing is lost or half-written, even when a run is
+killed with SIGKILL at any file operation.  Every command that writes a
+workspace (sync, vendor, adopt, ``sync --continue`` / ``--abort``, init)
+goes through `Transaction.commit`, which runs these steps in this order:
+
+1. **Objects.**  New store objects are written first, each to a temporary
+   file that is fsynced and renamed into ``objects/ab/cdef…``.  They are
+   content-addressed, so an object nobody names yet is harmless: a kill
+   here leaves the old workspace plus garbage that the next prune removes.
+2. **Stage.**  Every other file (copies' files, locks, the sync state, the
+   manifest) is written to a temporary file beside its target and fsynced.
+   Nothing the user sees has changed yet.
+3. **Switch.**  A journal naming every staged file and every removal is
+   written atomically to ``.plait/journal.json``.  From this instant the run
+   has happened: a kill after it is rolled *forward* by the next run.
+4. **Apply.**  Each staged file is renamed over its target, each removal
+   is done, the state and the locks last; then the journal is deleted.
+5. **Prune.**  Only now are store objects deleted, and only those that no
+   lock, state record, pending base or conflicted record *on disk after the
+   run* names.
+6. **Sweep.**  Temporary files that earlier killed runs left behind are
+   removed.
+
+Every mutating command starts with `recover`, under the workspace lock:
+it finishes an interrupted journal (step 4 onwards) and sweeps temporary
+files, so a rerun always mends what a kill interrupted.  The lock
+(`workspace_lock`, an ``fcntl.flock`` on ``.plait/lock``) keeps two runs
+from interleaving; read-only commands (status, check, diff) never take it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import PlaitError
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+__all__ = [
+    "JOURNAL_NAME",
+    "TEMP_SUFFIXES",
+    "Recovery",
+    "Transaction",
+    "WorkspaceBusy",
+    "commit_run",
+    "exclusive",
+    "fsync_dir",
+    "interrupted",
+    "new_transaction",
+    "prunable",
+    "recover",
+    "refuse_if_interrupted",
+    "stage_file",
+    "sweep_temps",
+    "workspace_lock",
+    "write_atomic",
+]
+
+JOURNAL_NAME = "journal.json"
+# What a staged file is called until it is renamed into place; ".plait-del"
+# is what earlier versions of plait parked a removed file as.
+TEMP_SUFFIXES = (".plait-tmp", ".plait-del")
+_JOURNAL_FORMAT = 1
+DEFAULT_LOCK_TIMEOUT = 60.0
+ENV_LOCK_TIMEOUT = "PLAIT_LOCK_TIMEOUT"
+
+
+class WorkspaceBusy(PlaitError):
+    """Another plait run holds the workspace lock for longer than we wait."""
+
+
+def _os_error(exc: OSError, what: str, path: Path | str) -> PlaitError:
+    reason = exc.strerror or type(exc).__name__
+    return PlaitError(f"cannot {what}: {reason}", path=str(path))
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in *folder* durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def stage_file(target: Path, data: bytes, *, mode: int | None = None) -> Path:
+    """Write *data* to a fsynced temporary file beside *target*; its path.
+
+    The temporary file is named ``.<name>.<random>.plait-tmp`` so that a
+    sweep can recognise it whoever left it.  It takes the target's mode when
+    the target exists (a rename must not change permissions), else 0644.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIXES[0], dir=target.parent)
+    except OSError as exc:
+        raise _os_error(exc, "write into this directory", target.parent) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is None:
+            try:
+                mode = target.stat().st_mode & 0o7777
+            except OSError:
+                mode = 0o644
+        os.chmod(tmp, mode)
+    except OSError as exc:
+        os.unlink(tmp)
+        raise _os_error(exc, "write", target) from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Replace one file all at once (stage, fsync, rename): readers see the old or the new.
+
+    For a single file outside any workspace (git's merge driver output,
+    ``.gitattributes``); a workspace write goes through `Transaction`.
+    """
+    target = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = stage_file(target, raw)
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _os_error(exc, "replace", target) from None
+    fsync_dir(target.parent)
+
+
+# --------------------------------------------------------------------------
+# the lock
+
+
+@contextlib.contextmanager
+def workspace_lock(store_root: Path, *, timeout: float | None = None) -> Iterator[None]:
+    """Hold the exclusive lock of a workspace's store for the duration.
+
+    The lock is an ``flock`` on the ``.plait`` directory itself, so taking
+    it writes nothing: a run that then refuses leaves the workspace exactly
+    as it was.  A second run waits up to *timeout* seconds (default
+    ``$PLAIT_LOCK_TIMEOUT`` or 60) and then fails with the holder's pid
+    named: waiting is what two CI steps racing for one checkout want, and a
+    bound is what keeps a forgotten run from hanging the next one forever.
+    The kernel releases the lock when the holder dies, so a SIGKILL never
+    leaves it stuck.
+    """
+    import fcntl
+
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get(ENV_LOCK_TIMEOUT, DEFAULT_LOCK_TIMEOUT))
+        except ValueError:
+            raise PlaitError(f"${ENV_LOCK_TIMEOUT} must be a number of seconds") from None
+    try:
+        store_root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(store_root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise _os_error(exc, "lock the workspace", store_root) from None
+    try:
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise WorkspaceBusy(
+                        f"another plait run holds the workspace lock ({_holder(fd)}); waited {timeout:g} s"
+                        f" (set ${ENV_LOCK_TIMEOUT} to wait longer)",
+                        path=str(store_root),
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def _holder(fd: int) -> str:
+    """``pid N`` of the process holding the flock on *fd*'s file, read from /proc/locks (Linux)."""
+    info = os.fstat(fd)
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
+                held = len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted
+                if held and fields[4].isdigit() and int(fields[4]) != os.getpid():
+                    return f"pid {fields[4]}"
+    except OSError:
+        pass
+    return "pid unknown"
+
+
+# --------------------------------------------------------------------------
+# the journal
+
+
+@dataclass
+class Recovery:
+    """What `recover` found and did: a journal rolled forward, temp files swept."""
+
+    finished: bool = False
+    operations: int = 0
+    swept: list[str] = field(default_factory=list)
+
+    @property
+    def happened(self) -> bool:
+        return self.finished or bool(self.swept)
+
+    def notes(self) -> list[str]:
+        out: list[str] = []
+        if self.finished:
+            out.append(f"finished an interrupted run ({self.operations} file operation(s) left to do)")
+        if self.swept:
+            out.append(f"removed {len(self.swept)} temporary file(s) an interrupted run left")
+        return out
+
+
+def _journal_entries(path: Path, allowed: Callable[[Path], bool]) -> tuple[list[tuple[Path, Path]], list[Path]]:
+    """The renames and removals a journal names, each checked before anything is done.
+
+    A journal is written atomically by plait, so one that does not parse or
+    names a path outside the workspace was not written by plait: it is
+    refused, never obeyed.
+    """
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise PlaitError(f"an interrupted run's journal cannot be read ({exc}); remove it", path=str(path)) from None
+    if not isinstance(data, dict) or data.get("journal") != _JOURNAL_FORMAT:
+        raise PlaitError("not a plait journal (no format number); remove it", path=str(path))
+    renames: list[tuple[Path, Path]] = []
+    removes: list[Path] = []
+    for entry in data.get("renames", []):
+        if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(p, str) for p in entry)):
+            raise PlaitError("a journal rename must be [staged, target]", path=str(path))
+        staged, target = Path(entry[0]), Path(entry[1])
+        named_like_ours = staged.name.startswith(f".{target.name}.") and staged.name.endswith(TEMP_SUFFIXES[0])
+        if staged.parent != target.parent or not named_like_ours or not allowed(target):
+            raise PlaitError(f"the journal names a path plait would not write: {target}", path=str(path))
+        renames.append((staged, target))
+    for entry in data.get("removes", []):
+        if not isinstance(entry, str) or not allowed(Path(entry)):
+            raise PlaitError(f"the journal names a path plait would not remove: {entry}", path=str(path))
+        removes.append(Path(entry))
+    return renames, removes
+
+
+def _apply(renames: Iterable[tuple[Path, Path]], removes: Iterable[Path]) -> int:
+    """Rename each staged file into place and do each removal; idempotent, so a
+    journal can be applied again after a kill in the middle of applying it."""
+    done = 0
+    folders: set[Path] = set()
+    for staged, target in renames:
+        if os.path.lexists(staged):
+            try:
+                os.replace(staged, target)
+            except OSError as exc:
+                raise _os_error(exc, "replace", target) from None
+            folders.add(target.parent)
+            done += 1
+    for target in removes:
+        if os.path.lexists(target):
+            try:
+                os.unlink(target)
+            except OSError as exc:
+                raise _os_error(exc, "remove", target) from None
+            folders.add(target.parent)
+            done += 1
+    for folder in folders:
+        fsync_dir(folder)
+    return done
+
+
+def sweep_temps(folders: Iterable[Path], *, recursive: Iterable[Path] = ()) -> list[str]:
+    """Remove plait's temporary files from *folders* (and everything under *recursive*).
+
+    Only names plait gives its own temporary files (``.<name>.<random>.plait-tmp``
+    and the older ``.plait-del``) are touched; call this under the workspace
+    lock, so no other run's staged file is among them.
+    """
+    swept: list[str] = []
+
+    def consider(entry: os.DirEntry[str]) -> None:
+        if entry.name.startswith(".") and entry.name.endswith(TEMP_SUFFIXES) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                swept.append(entry.path)
+            except OSError:
+                pass
+
+    for folder in folders:
+        with contextlib.suppress(OSError), os.scandir(folder) as listing:
+            for entry in listing:
+                consider(entry)
+    for top in recursive:
+        for below, dirs, _names in os.walk(top):
+            dirs[:] = [d for d in dirs if d not in (".git", "clones")]
+            with contextlib.suppress(OSError), os.scandir(below) as listing:
+                for entry in listing:
+                    consider(entry)
+    return sorted(swept)
+
+
+def recover(
+    store_root: Path,
+    *,
+    allowed: Callable[[Path], bool],
+    folders: Iterable[Path] = (),
+    recursive: Iterable[Path] = (),
+) -> Recovery:
+    """Finish what a killed run switched to, and sweep what killed runs staged.
+
+    Call it under `workspace_lock`, before planning: a journal on disk means
+    a run passed its switch point, so its renames and removals are done now
+    (whatever is already done is skipped), then the journal goes.  Temporary
+    files without a journal belong to a run killed before its switch point:
+    the old workspace is intact, so they are simply removed.
+    """
+    result = Recovery()
+    journal = store_root / JOURNAL_NAME
+    if os.path.lexists(journal):
+        if journal.is_symlink():
+            raise PlaitError("the journal is a symlink; plait never writes one; remove it", path=str(journal))
+        renames, removes = _journal_entries(journal, allowed)
+        result.finished = True
+        result.operations = _apply(renames, removes)
+        journal.unlink()
+        fsync_dir(store_root)
+    result.swept = sweep_temps([store_root, *folders], recursive=[store_root / "objects", *recursive])
+    return result
+
+
+# --------------------------------------------------------------------------
+# the transaction
+
+
+@dataclass
+class Transaction:
+    """Everything one run writes, committed by the protocol above.
+
+    store_root: the ``.plait`` directory (journal and objects live there).
+    objects: store objects to add, digest → content.
+    writes / removes: every other file, by absolute path.
+    last: targets renamed after every other (the sync state and the locks:
+      they say which files are current, so they switch last).
+    """
+
+    store_root: Path
+    objects: dict[str, bytes] = field(default_factory=dict)
+    writes: dict[Path, bytes] = field(default_factory=dict)
+    removes: dict[Path, None] = field(default_factory=dict)
+    last: set[Path] = field(default_factory=set)
+
+    def write(self, path: Path, data: str | bytes, *, last: bool = False) -> None:
+        self.removes.pop(path, None)
+        self.writes[path] = data.encode("utf-8") if isinstance(data, str) else data
+        if last:
+            self.last.add(path)
+
+    def remove(self, path: Path) -> None:
+        self.writes.pop(path, None)
+        self.last.discard(path)
+        self.removes[path] = None
+
+    def add_object(self, digest: str, data: bytes) -> None:
+        self.objects[digest] = data
+
+    def __bool__(self) -> bool:
+        return bool(self.objects or self.writes or self.removes)
+
+    def object_path(self, digest: str) -> Path:
+        return self.store_root / "objects" / digest[:2] / digest[2:]
+
+    def commit(self, *, prune: Callable[[], Iterable[Path]] | None = None, sweep: Iterable[Path] = ()) -> list[Path]:
+        """Run steps 1–6; the object files pruned.
+
+        *prune* is called after the switch, when the state and the locks on
+        disk are the new ones, and returns the objects nobody names; *sweep*
+        names the directories whose stale temporary files go last.
+        """
+        self._write_objects()
+        staged: list[tuple[Path, Path]] = []
+        try:
+            ordered = sorted(self.writes, key=lambda p: (p in self.last, str(p)))
+            for target in ordered:
+                staged.append((stage_file(target, self.writes[target]), target))
+            journal = self.store_root / JOURNAL_NAME
+            payload = {
+                "journal": _JOURNAL_FORMAT,
+                "pid": os.getpid(),
+                "renames": [[str(s), str(t)] for s, t in staged],
+                "removes": [str(p) for p in self.removes],
+            }
+            tmp = stage_file(journal, json.dumps(payload, indent=1).encode("utf-8"), mode=0o644)
+        except BaseException:
+            for temp, _target in staged:
+                temp.unlink(missing_ok=True)
+            raise
+        try:
+            os.replace(tmp, journal)  # the switch point
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            for temp, _target in staged:
+                temp.unlink(missing_ok=True)
+            raise _os_error(exc, "write the journal", journal) from None
+        fsync_dir(self.store_root)
+        _apply(staged, self.removes)
+        journal.unlink()
+        fsync_dir(self.store_root)
+        pruned: list[Path] = []
+        if prune is not None:
+            for path in prune():
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    pruned.append(path)
+        sweep_temps({t.parent for _s, t in staged} | set(sweep))
+        return pruned
+
+    def _write_objects(self) -> None:
+        folders: set[Path] = set()
+        for digest, data in sorted(self.objects.items()):
+            target = self.object_path(digest)
+            if target.is_file():
+                continue
+            tmp = stage_file(target, data, mode=0o644)
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                raise _os_error(exc, "store an object", target) from None
+            folders.add(target.parent)
+        for folder in folders:
+            fsync_dir(folder)
+
+
+# --------------------------------------------------------------------------
+# the protocol, bound to a workspace
+
+
+@contextlib.contextmanager
+def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recovery]:
+    """Hold the workspace lock and mend what an interrupted run left; yields what was mended.
+
+    Every mutating command plans inside this block, so it plans from the
+    state a finished (or undone) run left, never from half of one.
+    """
+    ws.store.confined(ws.store.root)
+    with workspace_lock(ws.store.root, timeout=timeout):
+        yield recover(
+            ws.store.root,
+            allowed=ws.writable,
+            folders=[ws.dir],
+            recursive=[f for f in ws.run_folders() if f != ws.dir],
+        )
+
+
+def interrupted(ws: Workspace) -> bool:
+    """Whether a killed run's journal waits to be finished (read-only commands say so)."""
+    return os.path.lexists(ws.store.root / JOURNAL_NAME)
+
+
+def refuse_if_interrupted(ws: Workspace) -> None:
+    """A command that only reads (a dry run, status, check) would report half of a killed
+    run as if it were the workspace; it says what to run instead."""
+    if interrupted(ws):
+        raise PlaitError(
+            "a plait run was interrupted after it started writing; run the command again without"
+            " --dry-run (any `plait sync`, `vendor` or `adopt`) to finish it",
+            path=str(ws.store.root / JOURNAL_NAME),
+        )
+
+
+def new_transaction(ws: Workspace) -> Transaction:
+    return Transaction(ws.store.root)
+
+
+def prunable(ws: Workspace) -> list[Path]:
+    """The store objects that nothing on disk names any more: what a commit may prune.
+
+    Called after the switch, so it reads the state and the locks the run
+    has just written, not the ones it found: an object that a new lock
+    names but that already existed (so was not staged again) stays.  Alive
+    is whatever the sync state names (bases, pending bases, the files a
+    conflicted sync will restore) and every base a vendored directory's
+    lock names.  The locks are read rather than copied into the state, so
+    consumers re-vendored in parallel (a CI matrix) touch no shared file.
+    When any of them cannot be read (corrupt, or in a repository that is not
+    on this machine) nothing is pruned: a base pruned by mistake is a 3-way
+    merge lost, an object kept by mistake costs a few kilobytes.
+    """
+    from .vendoring.lock import read_lock
+
+    try:
+        keep = ws.store.state().referenced()
+    except PlaitError:
+        return []
+    for consumer in ws.consumers.values():
+        if not consumer.confine.is_dir():
+            return []
+        try:
+            lock = read_lock(consumer.vendor_dir)
+        except PlaitError:
+            return []
+        if lock is not None:
+            keep.update(lock.bases().values())
+    return ws.store.unreferenced(keep)
+
+
+def commit_run(ws: Workspace, txn: Transaction) -> list[Path]:
+    """Commit *txn* by the protocol, pruning what the new state and locks no longer name."""
+    ws.store.stage_gitignore(txn)
+    return txn.commit(prune=lambda: prunable(ws), sweep=ws.run_folders())
