@@ -5,21 +5,23 @@ killed with SIGKILL at any file operation.  Every command that writes a
 workspace (sync, vendor, adopt, ``sync --continue`` / ``--abort``, init)
 goes through `Transaction.commit`, which runs these steps in this order:
 
-1. **Objects.**  New store objects are written first, each to a temporary
-   file that is fsynced and renamed into ``objects/ab/cdef…``.  They are
-   content-addressed, so an object nobody names yet is harmless: a kill
-   here leaves the old workspace plus garbage that the next prune removes.
-2. **Stage.**  Every other file (copies' files, locks, the sync state, the
+1. **Stage.**  Every file (copies' files, locks, the sync state, the
    manifest) is written to a temporary file beside its target and fsynced.
    Nothing the user sees has changed yet.
+2. **Objects.**  New store objects are written, each to a temporary file
+   that is fsynced and renamed into ``objects/ab/cdef…``.  They are
+   content-addressed, so an object nobody names yet is harmless: a kill
+   here leaves the old workspace plus garbage that the next prune removes,
+   and a failure here removes what it added.
 3. **Switch.**  A journal naming every staged file and every removal is
    written atomically to ``.plait/journal.json``.  From this instant the run
    has happened: a kill after it is rolled *forward* by the next run.
 4. **Apply.**  Each staged file is renamed over its target, each removal
-   is done, the state and the locks last; then the journal is deleted.
+   is done, the state and the locks last.
 5. **Prune.**  Only now are store objects deleted, and only those that no
    lock, state record, pending base or conflicted record *on disk after the
-   run* names.
+   run* (or committed at HEAD) names.  Then the journal is deleted: a kill
+   while pruning is finished by the next run too.
 6. **Sweep.**  Temporary files that earlier killed runs left behind are
    removed.
 
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import PlaitError
+from .paths import LOCK_NAME
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -294,6 +297,16 @@ def _apply(renames: Iterable[tuple[Path, Path]], removes: Iterable[Path]) -> int
     return done
 
 
+def _prune(prune: Callable[[], Iterable[Path]] | None) -> list[Path]:
+    pruned: list[Path] = []
+    if prune is not None:
+        for path in prune():
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                pruned.append(path)
+    return pruned
+
+
 def sweep_temps(folders: Iterable[Path], *, recursive: Iterable[Path] = ()) -> list[str]:
     """Remove plait's temporary files from *folders* (and everything under *recursive*).
 
@@ -328,6 +341,7 @@ def recover(
     store_root: Path,
     *,
     allowed: Callable[[Path], bool],
+    prune: Callable[[], Iterable[Path]] | None = None,
     folders: Iterable[Path] = (),
     recursive: Iterable[Path] = (),
 ) -> Recovery:
@@ -335,7 +349,8 @@ def recover(
 
     Call it under `workspace_lock`, before planning: a journal on disk means
     a run passed its switch point, so its renames and removals are done now
-    (whatever is already done is skipped), then the journal goes.  Temporary
+    (whatever is already done is skipped), then its prune, then the journal
+    goes.  Temporary
     files without a journal belong to a run killed before its switch point:
     the old workspace is intact, so they are simply removed.
     """
@@ -346,7 +361,7 @@ def recover(
             raise PlaitError("the journal is a symlink; plait never writes one; remove it", path=str(journal))
         renames, removes = _journal_entries(journal, allowed)
         result.finished = True
-        result.operations = _apply(renames, removes)
+        result.operations = _apply(renames, removes) + len(_prune(prune))
         journal.unlink()
         fsync_dir(store_root)
     result.swept = sweep_temps([store_root, *folders], recursive=[store_root / "objects", *recursive])
@@ -401,13 +416,14 @@ class Transaction:
         disk are the new ones, and returns the objects nobody names; *sweep*
         names the directories whose stale temporary files go last.
         """
-        self._write_objects()
         staged: list[tuple[Path, Path]] = []
+        created: list[Path] = []
+        journal = self.store_root / JOURNAL_NAME
         try:
             ordered = sorted(self.writes, key=lambda p: (p in self.last, str(p)))
             for target in ordered:
                 staged.append((stage_file(target, self.writes[target]), target))
-            journal = self.store_root / JOURNAL_NAME
+            created = self._write_objects()
             payload = {
                 "journal": _JOURNAL_FORMAT,
                 "pid": os.getpid(),
@@ -415,45 +431,53 @@ class Transaction:
                 "removes": [str(p) for p in self.removes],
             }
             tmp = stage_file(journal, json.dumps(payload, indent=1).encode("utf-8"), mode=0o644)
+            try:
+                os.replace(tmp, journal)  # the switch point
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                raise _os_error(exc, "write the journal", journal) from None
         except BaseException:
+            # Before the switch nothing the user sees has changed: undo what was
+            # staged, and the objects this run added (nobody names them yet).
             for temp, _target in staged:
                 temp.unlink(missing_ok=True)
+            for path in created:
+                path.unlink(missing_ok=True)
             raise
-        try:
-            os.replace(tmp, journal)  # the switch point
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            for temp, _target in staged:
-                temp.unlink(missing_ok=True)
-            raise _os_error(exc, "write the journal", journal) from None
         fsync_dir(self.store_root)
         _apply(staged, self.removes)
+        # The journal stays until the prune is done: a kill in the middle of
+        # pruning is finished by the next run, like one in the middle of renaming.
+        pruned = _prune(prune)
         journal.unlink()
         fsync_dir(self.store_root)
-        pruned: list[Path] = []
-        if prune is not None:
-            for path in prune():
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-                    pruned.append(path)
         sweep_temps({t.parent for _s, t in staged} | set(sweep))
         return pruned
 
-    def _write_objects(self) -> None:
+    def _write_objects(self) -> list[Path]:
+        """Store the new objects; the ones this call created (to undo on a failure)."""
         folders: set[Path] = set()
-        for digest, data in sorted(self.objects.items()):
-            target = self.object_path(digest)
-            if target.is_file():
-                continue
-            tmp = stage_file(target, data, mode=0o644)
-            try:
-                os.replace(tmp, target)
-            except OSError as exc:
-                tmp.unlink(missing_ok=True)
-                raise _os_error(exc, "store an object", target) from None
-            folders.add(target.parent)
+        created: list[Path] = []
+        try:
+            for digest, data in sorted(self.objects.items()):
+                target = self.object_path(digest)
+                if target.is_file():
+                    continue
+                tmp = stage_file(target, data, mode=0o644)
+                try:
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    tmp.unlink(missing_ok=True)
+                    raise _os_error(exc, "store an object", target) from None
+                created.append(target)
+                folders.add(target.parent)
+        except BaseException:
+            for path in created:
+                path.unlink(missing_ok=True)
+            raise
         for folder in folders:
             fsync_dir(folder)
+        return created
 
 
 # --------------------------------------------------------------------------
@@ -469,12 +493,18 @@ def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recove
     """
     ws.store.confined(ws.store.root)
     with workspace_lock(ws.store.root, timeout=timeout):
-        yield recover(
+        mended = recover(
             ws.store.root,
             allowed=ws.writable,
+            prune=lambda: prunable(ws),
             folders=[ws.dir],
             recursive=[f for f in ws.run_folders() if f != ws.dir],
         )
+        # Every run that writes reads the state first, even one that does not
+        # change it (vendor): its prune trusts the state, so a state that is
+        # not what plait writes stops the run before anything is written.
+        ws.store.state()
+        yield mended
 
 
 def interrupted(ws: Workspace) -> bool:
@@ -498,35 +528,52 @@ def new_transaction(ws: Workspace) -> Transaction:
 
 
 def prunable(ws: Workspace) -> list[Path]:
-    """The store objects that nothing on disk names any more: what a commit may prune.
+    """The store objects that nothing names any more: what a commit may prune.
 
     Called after the switch, so it reads the state and the locks the run
     has just written, not the ones it found: an object that a new lock
     names but that already existed (so was not staged again) stays.  Alive
     is whatever the sync state names (bases, pending bases, the files a
     conflicted sync will restore) and every base a vendored directory's
-    lock names.  The locks are read rather than copied into the state, so
-    consumers re-vendored in parallel (a CI matrix) touch no shared file.
-    When any of them cannot be read (corrupt, or in a repository that is not
-    on this machine) nothing is pruned: a base pruned by mistake is a 3-way
-    merge lost, an object kept by mistake costs a few kilobytes.
+    lock names, both as they are on disk and as they are committed at
+    HEAD: a base that the committed workspace still needs stays until a
+    commit no longer names it, so `git checkout -- <consumer>` or a revert
+    never finds its base gone.  The locks are read rather than copied into
+    the state, so consumers re-vendored in parallel (a CI matrix) touch no
+    shared file.  When any of them cannot be read (corrupt, or in a
+    repository that is not on this machine) nothing is pruned: a base
+    pruned by mistake is a 3-way merge lost, an object kept by mistake
+    costs a few kilobytes.
     """
-    from .vendoring.lock import read_lock
-
     try:
-        keep = ws.store.state().referenced()
-    except PlaitError:
+        keep = _named(ws)
+    except (PlaitError, ValueError):  # ValueError: a committed state or lock that does not parse
         return []
+    return [] if keep is None else ws.store.unreferenced(keep)
+
+
+def _named(ws: Workspace) -> set[str] | None:
+    from . import gitops
+    from .store import State
+    from .vendoring.lock import Lock, read_lock
+
+    keep = ws.store.state().referenced()
+    committed_state = gitops.committed(ws.store.state_path)
+    if committed_state is not None:
+        import tomlkit
+
+        keep |= State(ws.store.state_path, tomlkit.parse(committed_state.decode("utf-8"))).referenced()
     for consumer in ws.consumers.values():
         if not consumer.confine.is_dir():
-            return []
-        try:
-            lock = read_lock(consumer.vendor_dir)
-        except PlaitError:
-            return []
+            return None
+        lock = read_lock(consumer.vendor_dir)
         if lock is not None:
             keep.update(lock.bases().values())
-    return ws.store.unreferenced(keep)
+        path = consumer.vendor_dir / LOCK_NAME
+        text = gitops.committed(path)
+        if text is not None:
+            keep.update(Lock.loads(text.decode("utf-8"), path=f"{path} (committed)").bases().values())
+    return keep
 
 
 def commit_run(ws: Workspace, txn: Transaction) -> list[Path]:

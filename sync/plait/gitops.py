@@ -20,6 +20,7 @@ __all__ = [
     "Revision",
     "clone",
     "commit_on_branch",
+    "committed",
     "ensure_clean",
     "files_at",
     "history",
@@ -126,6 +127,23 @@ def files_at(path: Path, rev: str) -> dict[str, str]:
         except UnicodeDecodeError:
             continue  # not text: plait neither merges nor compares it
     return out
+
+
+def committed(path: Path, rev: str = "HEAD") -> bytes | None:
+    """The bytes of file *path* as committed at *rev* in its repository; None when
+    it is in no repository, or not in that commit."""
+    repo = repo_of(path.parent)
+    if repo is None or not repo.head.is_valid():
+        return None
+    try:
+        rel = _rel(repo, path.parent) + "/" + path.name
+        blob = repo.commit(rev).tree / rel.lstrip("./")
+    except (KeyError, ValueError, BadName, GitCommandError):
+        return None
+    if not isinstance(blob, git.Blob):
+        return None
+    data: bytes = blob.data_stream.read()
+    return data
 
 
 def resolve(path: Path, rev: str) -> str:

@@ -235,6 +235,20 @@ def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None =
     raise PlaitError(f"no workspace found: pass --workspace DIR or set {ENV_WORKSPACE}")
 
 
+def unreadable(exc: OSError, path: Path) -> PlaitError:
+    """A file or directory the operating system would not let plait read, as one named error."""
+    return PlaitError(f"cannot read: {exc.strerror or type(exc).__name__}", path=str(path))
+
+
+def _read_text(path: Path, who: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise PlaitError(f"{who}: not UTF-8 text", path=str(path)) from None
+    except OSError as exc:
+        raise unreadable(exc, path) from None
+
+
 def _known_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
     """Refuse a key the table may not hold, naming it and the nearest one it may."""
     import difflib
@@ -318,10 +332,7 @@ def read_tree(path: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
     for file in sorted(path.rglob("*")):
         rel = file.relative_to(path).as_posix()
         if file.is_file() and not excluded(rel, exclude):
-            try:
-                out[rel] = file.read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                raise PlaitError("not UTF-8 text", path=str(file)) from None
+            out[rel] = _read_text(file, "a given tree")
     return out
 
 
@@ -341,8 +352,11 @@ def walk_tree(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> 
 
 
 def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: str) -> Iterator[tuple[str, Path]]:
-    with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda e: e.name)
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        raise unreadable(exc, Path(folder)) from None
     below: list[tuple[str, str]] = []
     for entry in entries:
         rel = prefix + entry.name
@@ -412,6 +426,8 @@ class Workspace:
             text = manifest.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise PlaitError(f"the manifest does not parse: {exc}", path=str(manifest)) from None
+        except OSError as exc:
+            raise unreadable(exc, manifest) from None
         return cls(manifest, text)
 
     @functools.cached_property
@@ -632,10 +648,7 @@ class Workspace:
         self.checkout(copy)
         out: dict[str, str] = {}
         for rel, path in self.walk_files(copy, root=root):
-            try:
-                out[rel] = path.read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                raise PlaitError(f"{copy.name}: not UTF-8 text", path=str(path)) from None
+            out[rel] = _read_text(path, copy.name)
         return out
 
     def walk_files(self, copy: Copy | Consumer, *, root: Path | None = None) -> Iterator[tuple[str, Path]]:

@@ -324,7 +324,12 @@ def output_options(command: str) -> Callable[[Callable[..., R]], Callable[..., R
 
 
 def reports_errors(fn: Callable[..., None]) -> Callable[..., None]:
-    """Turn a `PlaitError` raised by a command into one line on stderr and exit 2."""
+    """Turn a `PlaitError` raised by a command into one line on stderr and exit 2.
+
+    An `OSError` that names a file (permission denied, a full or read-only
+    disk) is the user's environment, not a bug in plait: it is reported the
+    same way, with the file named.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> None:
@@ -333,6 +338,11 @@ def reports_errors(fn: Callable[..., None]) -> Callable[..., None]:
             fn(*args, **kwargs)
         except PlaitError as exc:
             out.error(str(exc))
+            sys.exit(EXIT_ERROR)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            out.error(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
             sys.exit(EXIT_ERROR)
 
     return wrapper

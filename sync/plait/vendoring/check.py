@@ -93,7 +93,13 @@ def check_exit(results: Iterable[ConsumerCheck]) -> int:
 
 def hash_files(files: Iterable[tuple[str, Path]]) -> dict[str, str]:
     """relative path → sha256 of the file's bytes."""
-    return {rel: hashlib.sha256(path.read_bytes()).hexdigest() for rel, path in files}
+    out: dict[str, str] = {}
+    for rel, path in files:
+        try:
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise PlaitError(f"cannot read: {exc.strerror or type(exc).__name__}", path=str(path)) from None
+    return out
 
 
 def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerCheck]:
@@ -152,12 +158,16 @@ def check_locks(roots: Iterable[Path]) -> list[ConsumerCheck]:
 
 
 def _bases_stored(ws: Workspace, lock: Lock) -> None:
-    """Refuse a lock whose bases the store has lost: without them no re-vendor is a 3-way merge.
+    """Refuse a lock whose bases the store has lost or holds corrupt: without them no
+    re-vendor is a 3-way merge.
 
-    Only their presence is looked at (the store checks an object's hash when
-    it is read).  A branch that pruned an object merged with one whose lock
+    Each base is read and hashed, as a re-vendor would read it: a flipped
+    byte in an object is named here, not found later as ordinary drift or a
+    wrong merge.  A branch that pruned an object merged with one whose lock
     still names it is how one goes missing.
     """
+    from ..store import CorruptStore
+
     for name, digest in sorted(lock.bases().items()):
         if not ws.store.has(digest):
             raise PlaitError(
@@ -165,6 +175,13 @@ def _bases_stored(ws: Workspace, lock: Lock) -> None:
                 f" {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
                 path=str(ws.store.root),
             )
+        try:
+            ws.store.read(digest, what=f"the base of {name}")
+        except CorruptStore as exc:
+            raise PlaitError(
+                f"{exc.message}; restore {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
+                path=exc.path,
+            ) from None
 
 
 def _on_disk(vendor_dir: Path, exclude: Iterable[str], confine: Path, who: str) -> dict[str, str]:

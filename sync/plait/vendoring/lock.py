@@ -202,8 +202,14 @@ class Lock:
 
 
 def read_lock(vendor_dir: Path) -> Lock | None:
-    """The lock of *vendor_dir*, or None when it was never vendored by plait."""
+    """The lock of *vendor_dir*, or None when it was never vendored by plait.
+
+    A lock that is a symlink leading out of its directory is refused before
+    it is read: what it names decides what a re-vendor merges from.
+    """
     path = vendor_dir / LOCK_NAME
+    if path.is_symlink() and not path.resolve().is_relative_to(vendor_dir.resolve()):
+        raise CorruptLock(f"the lock is a symlink leading out of its directory (to {path.resolve()})", path=str(path))
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
