@@ -33,9 +33,10 @@ def install_driver_command(path: Path, python: str | None, out: Output) -> None:
 
     \b
     The driver lines it configures (an absolute interpreter, never a bare
-    `plait`, so git finds it from a shell without the virtual environment):
-      '/abs/python' -m plait merge %O %A %B -L %L -P %P
-      '/abs/python' -m plait merge-lock %O %A %B -P %P
+    `plait`, so git finds it from a shell without the virtual environment;
+    quoted for the shell when the path needs it):
+      /abs/python -m plait merge %O %A %B -L %L -P %P
+      /abs/python -m plait merge-lock %O %A %B -P %P
     Before writing anything it runs the driver once from a plain shell, and
     refuses (exit 2, naming the cause) if it does not run.
     """

@@ -43,7 +43,7 @@ def merge_lock(base: str, ours: str, theirs: str, pathname: str | None, out: Out
 
     \b
     As a git merge driver (`plait install-merge-driver` registers it):
-      git config merge.plait-lock.driver "'/abs/python' -m plait merge-lock %O %A %B -P %P"
+      git config merge.plait-lock.driver '/abs/python -m plait merge-lock %O %A %B -P %P'
       echo '<vendored dir>/plait.lock merge=plait-lock' >> .gitattributes
     """
     where = pathname or ours

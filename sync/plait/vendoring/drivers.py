@@ -14,10 +14,11 @@ drivers takes two places:
   ``merge.plait-lock.driver``.
 
 The drivers name the interpreter by absolute path and plait as its module
-(``'/abs/python' -m plait merge ...``), never a bare ``plait``: git runs
-them from whatever shell started it, often one without the virtual
-environment, and a driver git cannot start reads as a conflict without
-markers while the other branch's change is silently missing.  So the
+(``/abs/python -m plait merge ...``, quoted when the path needs it), never
+a bare ``plait``: git runs them from whatever shell started it, often one
+without the virtual environment, and a driver git cannot start reads as a
+conflict without markers while the other branch's change is silently
+missing.  So the
 registered command line is run once, through ``sh`` the way git runs it,
 before anything is written; one that does not run is refused with its cause.
 
@@ -78,7 +79,7 @@ _ENVIRONMENT_CRUTCHES = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_E
 
 
 def python_program(python: str | os.PathLike[str] | None = None) -> str:
-    """How git starts plait: ``'/abs/python' -m plait``, quoted for git's shell.
+    """How git starts plait: ``/abs/python -m plait``, the path quoted for git's shell.
 
     The interpreter keeps its path as given (made absolute, symlinks not
     resolved): a virtual environment's ``bin/python`` is a link to the base
