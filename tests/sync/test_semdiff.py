@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from plait.cli import cli
 from plait.lineage.diff import compare_files, distance, members
 
 A = """import httpx
@@ -104,3 +110,114 @@ def test_distance_counts_members_then_lines() -> None:
     assert members_apart == 5  # _MODES, __init__, embed changed; close and _via_uds on one side
     assert lines_apart > members_apart
     assert set(members(B)) >= {"Client", "Client.embed", "Client._via_uds", "_MODES", "import httpx"}
+
+
+# --------------------------------------------------------------------------
+# a vendored copy, compared through its import rewrite
+
+CORELIB = {
+    "__init__.py": '"""corelib."""\n\nfrom corelib.client import Client\nfrom corelib.errors import Failure\n\n'
+    '__all__ = ["Client", "Failure"]\n',
+    "errors.py": '"""Errors."""\n\n\nclass Failure(Exception):\n    pass\n',
+    "transport.py": "def shutdown():\n    return None\n",
+    "client.py": '''"""The client: see corelib.errors for what it raises."""
+
+import json
+
+from corelib import errors
+from corelib.errors import Failure
+
+TIMEOUT = 5
+
+
+class Client:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def fetch(self, text):
+        from corelib.transport import shutdown
+
+        try:
+            return json.dumps({"mode": self.mode, "text": text})
+        except ValueError as exc:
+            shutdown()
+            raise Failure(str(exc)) from exc
+
+    def close(self):
+        from corelib.transport import shutdown
+
+        return shutdown(), errors.Failure
+''',
+}
+
+VENDORING = """\
+[canonical]
+package = "corelib"
+path = "canonical/corelib"
+
+[consumers.svc]
+path = "consumers/svc"
+vendor_dir = "svc/_vendor/corelib"
+package = "svc._vendor.corelib"
+"""
+
+# The copy's three real patches, each among imports that name the vendored package.
+PATCHES = [
+    ("client.py", "TIMEOUT = 5", "TIMEOUT = 10"),
+    ("client.py", "except ValueError as exc:", "except (ValueError, OSError) as exc:"),
+    ("client.py", "    def close(self):", "    def health(self):\n        return True\n\n    def close(self):"),
+]
+
+
+def _hand_vendored(root: Path) -> None:
+    """The canonical package and a consumer that copied it in with `cp` and a `sed` over its imports."""
+    for rel, text in CORELIB.items():
+        path = root / "canonical" / "corelib" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        lines = [
+            line.replace("corelib", "svc._vendor.corelib") if line.lstrip().startswith(("from ", "import ")) else line
+            for line in text.splitlines(keepends=True)
+        ]
+        copied = root / "consumers" / "svc" / "svc" / "_vendor" / "corelib" / rel
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        copied.write_text("".join(lines))
+    for rel, old, new in PATCHES:
+        path = root / "consumers" / "svc" / "svc" / "_vendor" / "corelib" / rel
+        assert old in path.read_text()
+        path.write_text(path.read_text().replace(old, new))
+    (root / "lineages.toml").write_text(VENDORING)
+
+
+def test_a_vendored_copy_shows_exactly_its_patches_not_its_rewritten_imports(tmp_path: Path) -> None:
+    _hand_vendored(tmp_path)
+    vendored = tmp_path / "consumers" / "svc" / "svc" / "_vendor" / "corelib" / "client.py"
+    assert "from svc._vendor.corelib.transport import shutdown" in vendored.read_text(), "imports were rewritten"
+
+    result = CliRunner().invoke(cli, ["--workspace", str(tmp_path), "diff", "canonical", "svc", "--json"])
+    reverse = CliRunner().invoke(cli, ["--workspace", str(tmp_path), "diff", "svc", "canonical", "--json"])
+
+    assert result.exit_code == 0, result.output
+    diff = json.loads(result.stdout)
+    found = {(m["file"], m["path"], m["status"]) for m in diff["members"]}
+    assert found == {
+        ("client.py", "TIMEOUT", "changed"),
+        ("client.py", "Client.fetch", "changed"),
+        ("client.py", "Client.health", "only-b"),
+    }
+    fetch = next(m for m in diff["members"] if m["path"] == "Client.fetch")
+    assert fetch["facts"] == ["except ValueError widened: + OSError"]
+    assert not diff["files_only_in_a"] and not diff["files_only_in_b"]
+    assert diff["b"]["path"].endswith("svc/_vendor/corelib")
+    flipped = {(m["file"], m["path"], m["status"]) for m in json.loads(reverse.stdout)["members"]}
+    assert flipped == {(f, p, "only-a" if s == "only-b" else s) for f, p, s in found}
+
+
+def test_a_copy_and_a_path_are_compared_as_written(tmp_path: Path) -> None:
+    """Only a copy's own source is carried through its rewrite: a directory is taken as it is."""
+    _hand_vendored(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["--workspace", str(tmp_path), "diff", str(tmp_path / "canonical" / "corelib"), "svc", "--json"]
+    )
+    paths = {m["path"] for m in json.loads(result.stdout)["members"]}
+    assert "from svc._vendor.corelib.errors import Failure" in paths

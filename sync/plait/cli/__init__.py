@@ -25,6 +25,7 @@ COLOR_CHOICES = ("auto", "always", "never")
 # the command, so `plait --help` lists every command without importing any.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "merge": ("merge_cmd", "merge", "Three-way merge one Python file; usable as a git merge driver."),
+    "merge-lock": ("merge_lock_cmd", "merge_lock", "Merge two branches' plait.lock; git's merge driver for locks."),
     "status": ("status_cmd", "status_command", "Show each lineage's source, base, pending changes and own features."),
     "sync": ("sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."),
     "diff": ("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),

@@ -1,4 +1,4 @@
-"""`plait diff A B`: a structural diff of two copies (a thin shell over `plait.semdiff`)."""
+"""`plait diff A B`: a structural diff of two copies (a thin shell over `plait.lineage.diff`)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,12 @@ def diff_command(a: str, b: str, fmt: str, ws: Callable[[], Workspace], out: Out
     Lists the members only in A and only in B, and summarises each changed
     member: branches added to a dispatch chain, except types widened,
     parameters added, with a small unified diff of the rest.
+
+    When one copy descends from the other (a lineage from its source, a
+    consumer from what it vendors), the ancestor is first carried through
+    the transforms in between, as sync and vendor carry it: an import of the
+    same module under the copy's package name is no difference, and neither
+    is a body whose only change is such an import.
 
     \b
     Exit codes: 0 (whether or not they differ); 2 errors.

@@ -1,4 +1,5 @@
-"""`plait install-merge-driver`: git merges vendored Python with plait (a thin shell over `plait.merge_driver`)."""
+"""`plait install-merge-driver`: git merges vendored Python and locks with plait (a thin shell over
+`plait.vendoring.drivers`)."""
 
 from __future__ import annotations
 
@@ -13,34 +14,43 @@ from .output import Output, output_options, reports_errors
 __all__ = ["install_driver_command"]
 
 
-@click.command("install-merge-driver", short_help="Make git merge vendored Python files with plait.")
+@click.command("install-merge-driver", short_help="Make git merge vendored Python files and locks with plait.")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option(
-    "--program",
-    default="plait",
-    show_default=True,
-    help="How git starts plait, e.g. '/opt/venv/bin/plait' when plait is not on git's PATH.",
+    "--python",
+    "python",
+    metavar="PATH",
+    default=None,
+    help="The interpreter git starts plait with (default: the one running this command).",
 )
 @output_options("install-merge-driver")
 @reports_errors
-def install_driver_command(path: Path, program: str, out: Output) -> None:
-    """Register `plait merge` as git's merge driver for the *.py files of every
-    vendored directory (one holding plait.lock) under PATH (default: .): a line
-    per directory in the repository's .gitattributes, and the driver in its
-    config.  Running it again changes nothing.
+def install_driver_command(path: Path, python: str | None, out: Output) -> None:
+    """Register plait as git's merge driver for the *.py files and the plait.lock
+    of every vendored directory (one holding plait.lock) under PATH (default: .):
+    lines in the repository's .gitattributes, and the drivers in its config.
+    Running it again changes nothing.
 
     \b
-    The driver line it configures:
-      PROGRAM merge %O %A %B -L %L -P %P
+    The driver lines it configures (an absolute interpreter, never a bare
+    `plait`, so git finds it from a shell without the virtual environment;
+    quoted for the shell when the path needs it):
+      /abs/python -m plait merge %O %A %B -L %L -P %P
+      /abs/python -m plait merge-lock %O %A %B -P %P
+    Before writing anything it runs the driver once from a plain shell, and
+    refuses (exit 2, naming the cause) if it does not run.
     """
-    install = install_merge_driver(path, program=program)
+    install = install_merge_driver(path, python=python)
     if out.as_json:
-        out.emit_json(install.to_json(), inputs={"path": str(path), "program": program})
+        out.emit_json(install.to_json(), inputs={"path": str(path), "python": python})
         sys.exit(0)
     for line in install.added:
         out.line(f"{install.gitattributes}: + {line}")
     if install.config_changed:
-        out.line(f"{install.repository}: git config merge.plait.driver '{install.driver}'")
+        out.line(f"{install.repository}: git config merge.plait.driver {install.driver}")
+        out.line(f"{install.repository}: git config merge.plait-lock.driver {install.lock_driver}")
+    if install.checked:
+        out.line(f"checked: the driver runs {install.checked} from a plain shell")
     if not install.changed:
-        out.line(f"already installed: {len(install.patterns)} vendored director(ies) merge with plait")
+        out.line(f"already installed: {len(install.patterns) // 2} vendored director(ies) merge with plait")
     sys.exit(0)

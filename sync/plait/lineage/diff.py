@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import PlaitError
-from ..workspace import CANONICAL, Lineage, Workspace, read_tree
+from ..transforms import ImportRewrite, rewrite_tree
+from ..workspace import CANONICAL, Consumer, Copy, Lineage, Workspace, read_tree
 
 __all__ = [
     "CopyDiff",
@@ -463,7 +464,10 @@ def distance(a_files: Mapping[str, str], b_files: Mapping[str, str]) -> tuple[in
 
 @dataclass(frozen=True)
 class Operand:
-    """One side of `plait diff`: a named copy of the workspace or a path."""
+    """One side of `plait diff`: a named copy of the workspace or a path.
+
+    copy: the name of the canonical client, a lineage or a consumer; None for a path.
+    """
 
     label: str
     path: str
@@ -479,9 +483,12 @@ def resolve_operand(ws: Workspace | None, spec: str) -> Operand:
             return Operand(spec, str(copy.root), ws.read_files(copy), spec)
         if spec in ws.consumers:
             consumer = ws.consumers[spec]
-            root = consumer.vendor_dir / consumer.package
-            root = root if root.is_dir() else consumer.vendor_dir
-            return Operand(spec, str(root), ws.read_files(consumer, root=root), None)
+            ws.checkout(consumer)  # a consumer in a remote repository is cloned first, as vendor does
+            if not consumer.vendor_dir.is_dir():
+                raise PlaitError(
+                    f"{spec} is not vendored yet; run `plait vendor {spec}`", path=str(consumer.vendor_dir)
+                )
+            return Operand(spec, str(consumer.vendor_dir), ws.read_files(consumer, root=consumer.vendor_dir), spec)
     path = Path(spec)
     if path.is_file():
         try:
@@ -495,10 +502,19 @@ def resolve_operand(ws: Workspace | None, spec: str) -> Operand:
     raise PlaitError(f"no copy or path named {spec!r}{known}")
 
 
-def _descent(ws: Workspace, ancestor: str, copy: str) -> list[Lineage] | None:
-    """The lineages from *ancestor* (exclusive) down to *copy*, if *copy* descends from it."""
-    chain: list[Lineage] = []
+# One step down from a copy to what is made from it: a lineage syncs from
+# its source, a consumer vendors its source.
+Step = Lineage | Consumer
+
+
+def _descent(ws: Workspace, ancestor: str, copy: str) -> list[Step] | None:
+    """The steps from *ancestor* (exclusive) down to *copy*, if *copy* descends from it."""
+    chain: list[Step] = []
     name = copy
+    if name in ws.consumers and name != ancestor:
+        consumer = ws.consumers[name]
+        chain.append(consumer)
+        name = consumer.source
     while name != ancestor:
         if name == CANONICAL or name not in ws.lineages:
             return None
@@ -508,18 +524,43 @@ def _descent(ws: Workspace, ancestor: str, copy: str) -> list[Lineage] | None:
     return list(reversed(chain))
 
 
-def _carried(ws: Workspace, files: dict[str, str], chain: list[Lineage]) -> dict[str, str]:
-    for lineage in chain:
-        files = lineage.carry(files, ws.copy(lineage.syncs_from))
+def _vendor_rewrite(ws: Workspace, consumer: Consumer) -> tuple[Copy, ImportRewrite]:
+    """The rewrite `plait vendor` carries the consumer's source through, and that source."""
+    source = ws.copy(consumer.source)
+    return source, ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
+
+
+def _carried(ws: Workspace, files: dict[str, str], chain: list[Step]) -> dict[str, str]:
+    for step in chain:
+        if isinstance(step, Lineage):
+            files = step.carry(files, ws.copy(step.syncs_from))
+            continue
+        # As vendor sees the source: the files the consumer selects, in its namespace.
+        source, rewrite = _vendor_rewrite(ws, step)
+        chosen = {rel: text for rel, text in files.items() if step.selects(rel)}
+        files = rewrite_tree(chosen, package=source.package, rewrite=rewrite, label=source.name)
     return files
+
+
+def _as_vendored(ws: Workspace, operand: Operand) -> dict[str, str]:
+    """A consumer's files through its own rewrite, as vendor reads them: a no-op for a
+    copy already in the consumer's spelling, a normalisation for one copied in by hand."""
+    if operand.copy is None or operand.copy not in ws.consumers:
+        return operand.files
+    consumer = ws.consumers[operand.copy]
+    _source, rewrite = _vendor_rewrite(ws, consumer)
+    return rewrite_tree(operand.files, package=consumer.package, rewrite=rewrite, label=consumer.name)
 
 
 def diff_copies(ws: Workspace | None, a: str, b: str) -> CopyDiff:
     """The structural diff of copy *b* against copy *a*.
 
     When one copy descends from the other, the ancestor's files are first
-    carried through the lineage transforms in between (renamed files,
-    renamed imports), so that only real differences are reported.
+    carried through the transforms in between, as sync and vendor carry them
+    (renamed files, renamed imports, a consumer's vendored package), so that
+    an import naming the same module under its new name, or a body that
+    differs only by such an import, is no difference: only real ones are
+    reported.
     """
     left, right = resolve_operand(ws, a), resolve_operand(ws, b)
     a_files, b_files = left.files, right.files
@@ -527,9 +568,9 @@ def diff_copies(ws: Workspace | None, a: str, b: str) -> CopyDiff:
         down = _descent(ws, left.copy, right.copy)
         up = _descent(ws, right.copy, left.copy) if down is None else None
         if down:
-            a_files = _carried(ws, a_files, down)
+            a_files, b_files = _carried(ws, a_files, down), _as_vendored(ws, right)
         elif up:
-            b_files = _carried(ws, b_files, up)
+            a_files, b_files = _as_vendored(ws, left), _carried(ws, b_files, up)
     elif len(a_files) == 1 and len(b_files) == 1 and left.copy is None and right.copy is None:
         # Two single files: compare them whatever their names.
         b_files = {next(iter(a_files)): next(iter(b_files.values()))}

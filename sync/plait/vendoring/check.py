@@ -206,7 +206,8 @@ def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drif
                     f"on disk but not in the lock: remove it, or run `{fix}` to record it as the consumer's own",
                 )
             )
-        elif on_disk[rel] != expected[rel]:
+        elif on_disk[rel] != expected[rel] and rel not in lock.conflicted:
+            # A conflicted file is said once, below: "revert it" is no advice for a merged file.
             drift.append(
                 Drift(
                     rel,
@@ -216,7 +217,11 @@ def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drif
             )
     for rel in lock.conflicted:
         drift.append(
-            Drift(rel, "conflicted", f"a vendor conflict is unresolved: resolve its markers, then run `{fix}`")
+            Drift(
+                rel,
+                "conflicted",
+                f"unresolved (a vendor conflict, or a lock git merged): resolve any markers in it, then run `{fix}`",
+            )
         )
     return drift
 
