@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from ._types import Mode, Vectors
 from .boundary import (
     ResponseRejected,
     check_vectors,
@@ -38,9 +39,7 @@ from .boundary import (
 from .cache import TTLCache
 from .outcome import EmbedOutcome, Evidence, Redactor, describe, unsupported_mode
 
-__all__ = ["EmbeddingClient", "Vectors"]
-
-Vectors = list[list[float]]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "DEFAULT_MAX_WIDTH", "EmbeddingClient", "Vectors"]
 
 _log = logging.getLogger("embedding_client")
 
@@ -169,7 +168,7 @@ class EmbeddingClient:
 
     def __init__(
         self,
-        mode: str,
+        mode: Mode | str,
         http_url: str = "",
         api_key: str = "",
         api_url: str = "",
