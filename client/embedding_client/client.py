@@ -13,6 +13,13 @@ byte now and then, or sends ``103 Early Hints`` forever, would hold a call
 for as long as it likes; the deadline (an ``asyncio.timeout``, so the client
 runs on asyncio) cuts it off, and the request's trace says which phase it
 cut, so the evidence names the same timeout httpx would have.
+
+After construction ``mode`` is read-only; ``http_url``, ``api_url``,
+``model`` and ``timeout`` are properties whose setters rebuild what is
+derived from them (each says why); ``max_response_bytes``, ``max_width`` and
+``expected_width`` are plain attributes, because every call reads them as
+they are and nothing is derived from them.  A call in flight finishes with
+the settings it started with.
 """
 
 from __future__ import annotations
@@ -170,13 +177,6 @@ class EmbeddingClient:
         first successful response sets the width for the client's lifetime.
     transport: the httpx transport to send through (tests, unix sockets,
         proxies); the client closes it on `close`.
-
-    After construction ``mode`` is read-only; ``http_url``, ``api_url``,
-    ``model`` and ``timeout`` are properties whose setters rebuild what is
-    derived from them (each says why); ``max_response_bytes``, ``max_width``
-    and ``expected_width`` are plain attributes, because every call reads
-    them as they are and nothing is derived from them.  A call in flight
-    finishes with the settings it started with.
     """
 
     def __init__(
