@@ -79,7 +79,7 @@ def main() -> None:
     args = parser.parse_args()
     plait = Path(sys.executable).parent / "plait"
     if not plait.exists():
-        raise SystemExit(f"no plait console script beside {sys.executable}; pip install -e . first")
+        raise SystemExit(f"no plait console script beside {sys.executable}; pip install -e ./client -e . first")
     sha256sum = shutil.which("sha256sum")
     if sha256sum is None:
         raise SystemExit("sha256sum is not on PATH")

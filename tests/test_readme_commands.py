@@ -6,7 +6,10 @@ import functools
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +26,31 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_cmd in ci
 
 
+def _installed(command: str) -> list[str]:
+    """What the pip install in *command* (``pip install ... && job``) installs, editable each."""
+    argv = shlex.split(command.partition(" && ")[0])
+    assert argv[:4] == ["python3", "-m", "pip", "install"], command
+    targets = argv[4:]
+    assert targets[::2] == ["-e"] * (len(targets) // 2) and len(targets) % 2 == 0, command
+    return targets[1::2]
+
+
+def test_both_commands_install_the_client_beside_plait() -> None:
+    # plait depends on embedding-client by name, and pip takes no path in a
+    # pyproject's dependencies: each command installs ./client itself.
+    main, test_cmd = _readme_commands()
+    assert _installed(main) == ["./client", "."]
+    assert _installed(test_cmd) == ["./client", ".[dev]"]
+
+
+def test_plaits_requirement_on_the_client_is_met_by_the_client_in_this_repository() -> None:
+    plait = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    client = tomllib.loads((ROOT / "client" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = [Requirement(line) for line in plait["dependencies"] if Requirement(line).name == client["name"]]
+    assert len(wanted) == 1, plait["dependencies"]
+    assert wanted[0].specifier.contains(client["version"]), (str(wanted[0]), client["version"])
+
+
 def _git_status() -> str:
     return subprocess.run(
         ["git", "status", "--porcelain", "--", "lineages", "client"], cwd=ROOT, capture_output=True, text=True
@@ -33,8 +61,7 @@ def _git_status() -> str:
 def _main_job() -> list[str]:
     """The README's main job, run once for all the tests that read its output."""
     main, _ = _readme_commands()
-    install, _, job = main.partition(" && ")
-    assert install.startswith("python3 -m pip install -e .")
+    _, _, job = main.partition(" && ")
     argv = shlex.split(job)
     assert argv[0] == "plait"
     before = _git_status()

@@ -13,6 +13,13 @@ byte now and then, or sends ``103 Early Hints`` forever, would hold a call
 for as long as it likes; the deadline (an ``asyncio.timeout``, so the client
 runs on asyncio) cuts it off, and the request's trace says which phase it
 cut, so the evidence names the same timeout httpx would have.
+
+After construction ``mode`` is read-only; ``http_url``, ``api_url``,
+``model`` and ``timeout`` are properties whose setters rebuild what is
+derived from them (each says why); ``max_response_bytes``, ``max_width`` and
+``expected_width`` are plain attributes, because every call reads them as
+they are and nothing is derived from them.  A call in flight finishes with
+the settings it started with.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from ._types import Mode, Vectors
 from .boundary import (
     ResponseRejected,
     check_vectors,
@@ -38,9 +46,7 @@ from .boundary import (
 from .cache import TTLCache
 from .outcome import EmbedOutcome, Evidence, Redactor, describe, unsupported_mode
 
-__all__ = ["EmbeddingClient", "Vectors"]
-
-Vectors = list[list[float]]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "DEFAULT_MAX_WIDTH", "EmbeddingClient", "Vectors"]
 
 _log = logging.getLogger("embedding_client")
 
@@ -74,11 +80,17 @@ class _Call:
 
     httpcore reports each step through the request's ``trace`` extension;
     only the latest step's name is kept, which costs one attribute write.
+
+    The call also keeps the redactor and the deadline it started with: a
+    setting changed while it is in flight must not make its evidence name
+    the new endpoint or deadline, nor miss the secrets of the URL it used.
     """
 
-    __slots__ = ("step", "status", "reason", "head")
+    __slots__ = ("redactor", "timeout", "step", "status", "reason", "head")
 
-    def __init__(self) -> None:
+    def __init__(self, redactor: Redactor, timeout: float | None) -> None:
+        self.redactor = redactor
+        self.timeout = timeout
         self.step = ""
         self.status: int | None = None
         self.reason = ""
@@ -169,7 +181,7 @@ class EmbeddingClient:
 
     def __init__(
         self,
-        mode: str,
+        mode: Mode | str,
         http_url: str = "",
         api_key: str = "",
         api_url: str = "",
@@ -183,32 +195,16 @@ class EmbeddingClient:
         expected_width: int | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.mode = mode
-        self.http_url = http_url
-        self.api_url = api_url
-        self.model = model
-        self.timeout = timeout
+        self._mode = mode
+        self._http_url = http_url
+        self._api_url = api_url
+        self._model = model
+        self._api_key = api_key
+        self.timeout = timeout  # its setter derives httpx's per-phase timeouts
         self.max_response_bytes = max_response_bytes
         self.max_width = max_width
         self.expected_width = expected_width
-        self._api_key = api_key
-        self._url = api_url if mode == "api" else http_url
-        self._headers = self._build_headers()
-        # The Authorization value is a secret in its own right: Basic auth is
-        # only base64 of the password, and an error page may echo it back.
-        auth = self._headers.get("Authorization", "")
-        self._redactor = Redactor(
-            mode, self._url, api_key, auth, auth.partition(" ")[2], url_forms=_rendered(self._url)
-        )
-        self._timeouts = httpx.Timeout(timeout).as_dict()
-        # A key the transport would refuse is refused here, before anything
-        # is sent: the transport's message would quote the key, escaped.
-        problem = _header_problem(api_key) if mode == "api" and api_key else None
-        self._refusal: Evidence | None = None
-        if problem is not None:
-            self._refusal = self._redactor.failure(
-                "LocalProtocolError", f"the API key is not a legal header value ({problem}); nothing was sent"
-            )
+        self._aim()
         self._transport = transport
         self._learned_width: int | None = None
         self.cache: TTLCache | None = TTLCache(cache_size, cache_ttl) if cache_size > 0 and cache_ttl > 0 else None
@@ -216,6 +212,73 @@ class EmbeddingClient:
     def __repr__(self) -> str:
         # The endpoint is shown redacted and the key never: reprs end up in logs.
         return f"EmbeddingClient(mode={self.mode!r}, endpoint={self.endpoint!r})"
+
+    @property
+    def mode(self) -> str:
+        """The mode the client was made with.
+
+        Read-only: the mode picks the wire format, and a lineage picks its
+        transport by mode when the client is made (the sibling's unix
+        socket), so a mode changed afterwards would speak one wire format
+        over another's transport.  A service that switches modes makes a
+        new client.
+        """
+        return self._mode
+
+    @property
+    def http_url(self) -> str:
+        """The endpoint of mode ``http``.
+
+        Setting it re-aims the client (see `_aim`): the URL's userinfo is
+        its Basic auth and its secrets are what evidence must mask, so both
+        are derived again; cached vectors from the old endpoint are dropped.
+        """
+        return self._http_url
+
+    @http_url.setter
+    def http_url(self, url: str) -> None:
+        self._http_url = url
+        self._reaim()
+
+    @property
+    def api_url(self) -> str:
+        """The full endpoint URL of mode ``api``; setting it re-aims the client, as for `http_url`."""
+        return self._api_url
+
+    @api_url.setter
+    def api_url(self, url: str) -> None:
+        self._api_url = url
+        self._reaim()
+
+    @property
+    def model(self) -> str:
+        """The model mode ``api`` asks for.
+
+        Every call sends it as it is; setting it also drops the cached
+        vectors, which another model computed in another space.
+        """
+        return self._model
+
+    @model.setter
+    def model(self, model: str) -> None:
+        if model != self._model and self.cache is not None:
+            self.cache.clear()
+        self._model = model
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds one call may take from start to finish; ``None`` for no limit.
+
+        A setter rather than a plain attribute: httpx's per-phase timeouts
+        are derived from it, and they must move with the deadline, or a
+        raised deadline would still be cut short by the old read timeout.
+        """
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float | None) -> None:
+        self._timeouts = httpx.Timeout(seconds).as_dict()
+        self._timeout = seconds
 
     @property
     def endpoint(self) -> str:
@@ -234,6 +297,36 @@ class EmbeddingClient:
     @property
     def cache_misses(self) -> int:
         return self.cache.misses if self.cache is not None else 0
+
+    def _aim(self) -> None:
+        """Derive what follows from the mode, the endpoint URLs and the key.
+
+        The URL a call goes to, its headers, the redactor that knows the
+        URL's secrets, and the refusal of a key that cannot be sent.
+        """
+        self._url = self._api_url if self._mode == "api" else self._http_url
+        self._headers = self._build_headers()
+        # The Authorization value is a secret in its own right: Basic auth is
+        # only base64 of the password, and an error page may echo it back.
+        auth = self._headers.get("Authorization", "")
+        self._redactor = Redactor(
+            self._mode, self._url, self._api_key, auth, auth.partition(" ")[2], url_forms=_rendered(self._url)
+        )
+        # A key the transport would refuse is refused here, before anything
+        # is sent: the transport's message would quote the key, escaped.
+        problem = _header_problem(self._api_key) if self._mode == "api" and self._api_key else None
+        self._refusal: Evidence | None = None
+        if problem is not None:
+            self._refusal = self._redactor.failure(
+                "LocalProtocolError", f"the API key is not a legal header value ({problem}); nothing was sent"
+            )
+
+    def _reaim(self) -> None:
+        """`_aim` again after an endpoint changed, dropping vectors cached from the old one."""
+        before = self._url
+        self._aim()
+        if self._url != before and self.cache is not None:
+            self.cache.clear()
 
     def _build_headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json"}
@@ -302,8 +395,8 @@ class EmbeddingClient:
             return None, EmbedOutcome(False, False, f"mode={self.mode} has no endpoint URL configured")
         if self._refusal is not None:
             return None, self._failed(self._refusal, attempted=False)
-        call = _Call()
-        deadline = asyncio.timeout(self.timeout)
+        call = _Call(self._redactor, self.timeout)
+        deadline = asyncio.timeout(call.timeout)
         try:
             async with deadline:
                 # One branch per wire format.  Lineages add their own transports
@@ -316,21 +409,21 @@ class EmbeddingClient:
                 else:  # pragma: no cover - unsupported modes were answered on entry
                     return None, EmbedOutcome(False, False, unsupported_mode(self.mode))
         except _NoEmbeddings as empty:
-            return empty.value, self._failed(self._redactor.no_embeddings())
+            return empty.value, self._failed(call.redactor.no_embeddings())
         except TimeoutError as exc:
             if not deadline.expired():
                 # A TimeoutError (socket.timeout) raised by a transport, not ours.
-                return None, self._failed(self._redactor.exception(exc, call.status))
+                return None, self._failed(call.redactor.exception(exc, call.status))
             return None, self._failed(self._deadline_passed(call))
         except httpx.TimeoutException as exc:
             # httpx's timeouts often carry no message; the limit is the detail.
             kind, detail = describe(exc)
-            evidence = self._redactor.failure(kind, detail or f"no answer within {_seconds(self.timeout)}", call.status)
+            evidence = call.redactor.failure(kind, detail or f"no answer within {_seconds(call.timeout)}", call.status)
             return None, self._failed(evidence)
         except Exception as exc:
             # Transport errors, status errors and ResponseRejected alike;
             # CancelledError is not an Exception and still propagates.
-            return None, self._failed(self._redactor.exception(exc, call.status))
+            return None, self._failed(call.redactor.exception(exc, call.status))
         if cache is not None:
             cache.put(texts[0], vectors[0].copy())
         return vectors, _SUCCESS
@@ -343,14 +436,14 @@ class EmbeddingClient:
 
     def _deadline_passed(self, call: _Call) -> Evidence:
         """The evidence for a call its deadline cut short, named by where it was."""
-        deadline = f"the {_seconds(self.timeout)} deadline"
+        deadline = f"the {_seconds(call.timeout)} deadline"
         if call.status is not None and not 200 <= call.status < 300:
             # The status is the backend's answer; the unfinished body is the aside.
             detail = _status_detail(call.status, call.reason, bytes(call.head))
-            return self._redactor.failure(
+            return call.redactor.failure(
                 "HTTPStatusError", f"{detail}; the body was still arriving at {deadline}", call.status
             )
-        return self._redactor.failure(call.timeout_kind(), f"no complete answer within {deadline}", call.status)
+        return call.redactor.failure(call.timeout_kind(), f"no complete answer within {deadline}", call.status)
 
     async def _request(self, payload: dict[str, Any], count: int, call: _Call) -> Vectors:
         """POST *payload* and return *count* validated vectors, raising on any failure."""

@@ -79,12 +79,13 @@ print(h.maybe_advisory()["severity"])
 
 
 def test_health_and_the_evidence_record_need_only_the_standard_library(tmp_path: Path) -> None:
-    # health reads the evidence record from outcome.py; together they must
-    # stay usable by a service that feeds outcomes from its own wrapper.
+    # health reads the evidence record from outcome.py and its payload types
+    # from _types.py; together they must stay usable by a service that feeds
+    # outcomes from its own wrapper.
     package = tmp_path / "lone"
     package.mkdir()
     (package / "__init__.py").write_text("")
     client_dir = Path(embedding_client.__file__).parent
-    for name in ("health.py", "outcome.py"):
+    for name in ("health.py", "outcome.py", "_types.py"):
         shutil.copy2(client_dir / name, package / name)
     assert run_isolated(HEALTH_PROBE.format(path=str(tmp_path)), tmp_path).strip() == "hint"

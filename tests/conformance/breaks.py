@@ -126,6 +126,12 @@ class ReplaceInAssignment(cst.CSTTransformer):
             return updated
         return updated.with_changes(value=m.replace(updated.value, self.matcher, self.replacement))
 
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        # The same assignment with a type (``_SEVERITY: dict[HealthState, Severity] = ...``).
+        if not m.matches(original, m.AnnAssign(target=m.Name(self.target))) or updated.value is None:
+            return updated
+        return updated.with_changes(value=m.replace(updated.value, self.matcher, self.replacement))
+
 
 class DropIf(_Scoped):
     """Inside *where*, the ``if`` whose test reads *test* is gone (a check left out)."""

@@ -51,11 +51,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Final, Protocol
 
+from ._types import Advisory, AdvisoryReason, AdvisoryScope, HealthSnapshot, HealthState, Mode, Severity
 from .outcome import Evidence, curl_command, evidence_of, printable, unsupported_mode
 
 __all__ = [
+    "DEFAULT_MAX_SESSIONS",
     "EmbeddingHealth",
     "Outcome",
     "configure",
@@ -63,23 +65,23 @@ __all__ = [
     "enabled_from_env",
 ]
 
-UNKNOWN = "unknown"
-HEALTHY = "healthy"
-HINT = "hint"
-FAULT = "fault"
+UNKNOWN: Final = "unknown"
+HEALTHY: Final = "healthy"
+HINT: Final = "hint"
+FAULT: Final = "fault"
 
-SCOPE_SESSION = "session"
-SCOPE_PROCESS = "process"
+SCOPE_SESSION: Final = "session"
+SCOPE_PROCESS: Final = "process"
 
-REASON_FAULT = "embedding_backend_failing"
-REASON_NOT_CONFIGURED = "embedding_not_configured"
-REASON_UNSUPPORTED_MODE = "embedding_mode_unsupported"
+REASON_FAULT: Final = "embedding_backend_failing"
+REASON_NOT_CONFIGURED: Final = "embedding_not_configured"
+REASON_UNSUPPORTED_MODE: Final = "embedding_mode_unsupported"
 
 # The two words services and agents match on: a fault is something failing
 # that someone must repair; a hint is a standing configuration (mode none, or
 # a mode this client does not know) with nothing to fail.  Which of the two
 # configurations it is stays in ``reason``.
-_SEVERITY = {FAULT: "fault", HINT: "hint"}
+_SEVERITY: dict[HealthState, Severity] = {FAULT: "fault", HINT: "hint"}
 
 _BACKEND_MODES = frozenset({"http", "api"})
 # An empty or missing mode is what an unset setting looks like; it means the
@@ -223,9 +225,9 @@ class EmbeddingHealth:
             raise ValueError("max_sessions must be at least 1")
         self._max_sessions = max_sessions
 
-        self._state = UNKNOWN
+        self._state: HealthState = UNKNOWN
         self._mode: str | None = None
-        self._reason: str | None = None
+        self._reason: AdvisoryReason | None = None
         self._evidence: str | None = None
         # The record behind the latest failure, when the client built one:
         # the runbook's port and curl come from it, never from the text.
@@ -268,7 +270,7 @@ class EmbeddingHealth:
 
     # --- observations --------------------------------------------------------
 
-    def observe_config(self, mode: str | None) -> None:
+    def observe_config(self, mode: Mode | str | None) -> None:
         """Record the configured embedding mode; call it at recall entry.
 
         Mode ``none`` is a standing condition read from config, so it becomes
@@ -285,6 +287,7 @@ class EmbeddingHealth:
                     self._set(UNKNOWN, None, None)
                     self._failures = 0
                 return
+            reason: AdvisoryReason
             if norm in _OFF_MODES:
                 reason = REASON_NOT_CONFIGURED
                 evidence = f"mode={norm or 'none'}: no embedding backend is configured"
@@ -341,7 +344,7 @@ class EmbeddingHealth:
 
     # --- reading -------------------------------------------------------------
 
-    def maybe_advisory(self, session_key: str | None = None) -> dict[str, Any] | None:
+    def maybe_advisory(self, session_key: str | None = None) -> Advisory | None:
         """Return the advisory to attach to this response, or ``None``.
 
         Call it once per logical response: each call may mark the full
@@ -349,9 +352,12 @@ class EmbeddingHealth:
         when it has one; the module docstring explains the three scopes.
         """
         with self._lock:
-            if not self._enabled or self._state not in (HINT, FAULT):
+            # Each degraded state sets its reason as it is entered.
+            reason = self._reason
+            if not self._enabled or self._state not in (HINT, FAULT) or reason is None:
                 return None
             outage = self._outage
+            scope: AdvisoryScope
             if session_key is not None:
                 scope = SCOPE_SESSION
                 full = self._sessions_told.get(session_key) != outage
@@ -378,9 +384,9 @@ class EmbeddingHealth:
                     # to ignore it.
                     full = self._process_told != outage
                     self._process_told = outage
-            return self._payload(full, scope)
+            return self._payload(full, scope, reason)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> HealthSnapshot:
         """A copy of the current state, for status endpoints and tests."""
         with self._lock:
             return {
@@ -416,7 +422,7 @@ class EmbeddingHealth:
     def _fault_evidence(self, last_error: str) -> str:
         return f"{self._failures} consecutive failed embedding calls; last: {last_error}"
 
-    def _set(self, state: str, reason: str | None, evidence: str | None) -> None:
+    def _set(self, state: HealthState, reason: AdvisoryReason | None, evidence: str | None) -> None:
         if state in (HINT, FAULT):
             self._outage += 1
         self._state = state
@@ -426,7 +432,7 @@ class EmbeddingHealth:
             self._record = None
         self._since = time.time()
 
-    def _payload(self, full: bool, scope: str) -> dict[str, Any]:
+    def _payload(self, full: bool, scope: AdvisoryScope, reason: AdvisoryReason) -> Advisory:
         evidence = self._evidence or ""
         fault = self._state == FAULT
         if full:
@@ -447,7 +453,7 @@ class EmbeddingHealth:
         return {
             "degraded": True,
             "severity": _SEVERITY[self._state],
-            "reason": self._reason,
+            "reason": reason,
             "evidence": evidence,
             "runbook": runbook,
             "advisory_scope": scope,
