@@ -1,4 +1,4 @@
-"""`plait adopt LINEAGE`: record a first base (a thin shell over `plait.adopt`)."""
+"""`plait adopt NAME`: record a first base for a lineage or a consumer (a thin shell over `plait.lineage.adopt`)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ from .output import Output, output_options, reports_errors
 __all__ = ["adopt_command"]
 
 
-@click.command("adopt", short_help="Record the base of a lineage that was never synced.")
-@click.argument("lineage")
+@click.command(
+    "adopt", short_help="Record the base a lineage forked from, or a hand-vendored consumer was copied from."
+)
+@click.argument("name")
 @click.option(
     "--base",
     "base",
     metavar="REF|PATH",
     default=None,
-    help="The source as the lineage forked it: a revision or a directory.",
+    help="The source as the copy started from it: a revision of the source, or a directory of its files.",
 )
 @click.option("--force", is_flag=True, help="Replace a base already recorded.")
 @click.option("--dry-run", is_flag=True, help="Say which base would be recorded; write nothing.")
@@ -30,30 +32,43 @@ __all__ = ["adopt_command"]
 @output_options("adopt")
 @reports_errors
 def adopt_command(
-    lineage: str, base: str | None, force: bool, dry_run: bool, ws: Callable[[], Workspace], out: Output
+    name: str, base: str | None, force: bool, dry_run: bool, ws: Callable[[], Workspace], out: Output
 ) -> None:
-    """Record what LINEAGE's source looked like when the lineage forked, so
-    that `plait sync` can merge three ways from then on.
+    """Record what NAME's source looked like when NAME started from it, so that
+    `plait sync` (a lineage) or `plait vendor` (a consumer, e.g. one vendored
+    by hand with cp and sed) merges three ways from then on.
 
     With --base, a git revision of the source or a directory holding its
     files.  Without it, plait walks the git history of the source's files,
-    picks the revision closest to the lineage (fewest differing members,
-    then lines) and prints the choice, why, and the runner-up.
+    carries each revision through NAME's transforms, picks the revision
+    closest to NAME (fewest differing members, then lines) and prints the
+    choice, why, and the runner-up.  What NAME has that the base does not
+    is listed as its local edits.
 
     \b
     Exit codes: 0 recorded; 2 errors (already adopted, no history, ...).
     """
     workspace = ws()
-    result = adopt(workspace, lineage, base, force=force, dry_run=dry_run)
+    result = adopt(workspace, name, base, force=force, dry_run=dry_run)
     if out.as_json:
-        inputs = {"workspace": str(workspace.manifest), "lineage": lineage, "base": base}
+        inputs = {"workspace": str(workspace.manifest), "name": name, "base": base}
         out.emit_json({"dry_run": dry_run, **result.to_json()}, inputs=inputs)
         sys.exit(0)
     verb = "would record" if dry_run else "recorded"
-    out.line(f"{lineage}: {verb} base {result.source}@{result.base.short} ({len(result.base.files)} files)", "green")
+    where = "its lock" if result.kind == "consumer" else "the sync state"
+    out.line(
+        f"{name}: {verb} base {result.source}@{result.base.short} ({len(result.base.files)} files) in {where}",
+        "green",
+    )
     out.line(f"why: {result.why()}")
     if result.runner_up is not None:
         out.line(f"runner-up: {result.runner_up.describe()}")
+    for edit in result.local_edits:
+        out.line(f"local edit: {edit.file}: {edit.text}", "cyan")
     for note in result.notes:
         out.line(note)
+    next_step = f"plait vendor {name}" if result.kind == "consumer" else f"plait sync {name}"
+    if not dry_run:
+        out.line(f"next: `{next_step}` merges three ways from this base")
+    out.line(f"workspace: {workspace.manifest}")
     sys.exit(0)

@@ -157,20 +157,64 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
                 f"{name}: conflict markers are left in {', '.join(left)}; resolve them, then run"
                 f" `plait vendor {name}` again"
             )
-
-    theirs_raw = {rel: text for rel, text in ws.read_files(source).items() if consumer.selects(rel)}
-    if not theirs_raw:
-        raise PlaitError(f"{name}: no file of {source.name} is selected by its include and exclude globs")
-    ours_raw = ws.read_files(consumer, root=vendor_dir) if vendor_dir.is_dir() else {}
-    check_parses(theirs_raw, source.root, source.name)
-    check_parses(ours_raw, vendor_dir, name)
-
-    rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
-    theirs = rewrite_tree(theirs_raw, package=source.package, rewrite=rewrite, label=source.name)
-    # Ours goes through the same rewrite: a no-op for a copy already in the
-    # consumer's spelling, a normalisation for one copied in by hand.
-    ours = rewrite_tree(ours_raw, package=consumer.package, rewrite=rewrite, label=name)
+    theirs_raw = selected(consumer, ws.read_files(source), source)
     base = ws.store.load(Snapshot(previous.bases()), what=f"the base of {name}:") if previous else {}
+    sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
+    commit = _source_commit(source, sources, previous)
+    return plan_against(ws, consumer, source, theirs_raw, base=base, commit=commit, previous=previous, budget=budget)
+
+
+def selected(consumer: Consumer, files: Mapping[str, str], source: Copy) -> dict[str, str]:
+    """The files of *source* that *consumer* vendors (its include and exclude globs)."""
+    chosen = {rel: text for rel, text in files.items() if consumer.selects(rel)}
+    if not chosen:
+        raise PlaitError(f"{consumer.name}: no file of {source.name} is selected by its include and exclude globs")
+    return chosen
+
+
+def carry(consumer: Consumer, source: Copy, files: Mapping[str, str]) -> dict[str, str]:
+    """*files* of *source* as the consumer vendors them: imports rewritten into its package."""
+    rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
+    return rewrite_tree(files, package=source.package, rewrite=rewrite, label=source.name)
+
+
+def vendored_files(ws: Workspace, consumer: Consumer) -> tuple[dict[str, str], dict[str, str]]:
+    """The vendored copy as it is on disk, and the same in plait's spelling (for merging).
+
+    Ours goes through the consumer's rewrite: a no-op for a copy already in
+    the consumer's spelling, a normalisation for one copied in by hand.
+    """
+    source = ws.copy(consumer.source)
+    raw = ws.read_files(consumer, root=consumer.vendor_dir) if consumer.vendor_dir.is_dir() else {}
+    check_parses(raw, consumer.vendor_dir, consumer.name)
+    rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
+    return raw, rewrite_tree(raw, package=consumer.package, rewrite=rewrite, label=consumer.name)
+
+
+def plan_against(
+    ws: Workspace,
+    consumer: Consumer,
+    source: Copy,
+    theirs_raw: Mapping[str, str],
+    *,
+    base: Mapping[str, str],
+    commit: str | None,
+    previous: Lock | None,
+    budget: float,
+) -> VendorPlan:
+    """Re-vendoring *consumer* from *theirs_raw* (the source's selected files, as the
+    source spells them) over *base* (the pristine transformed source it was
+    vendored from, empty for none).
+
+    Adoption is the same plan with the base's own revision as theirs: the
+    merge leaves the copy as it is, and the lock records the base, the
+    source digests and the local edits.
+    """
+    name, vendor_dir = consumer.name, consumer.vendor_dir
+    check_parses(dict(theirs_raw), source.root, source.name)
+    ours_raw, ours = vendored_files(ws, consumer)
+    theirs = carry(consumer, source, theirs_raw)
+    ours = align_spelling(ours, base or theirs, consumer.package)
     for rel in {*theirs, *ours, *base}:
         ws.target(consumer, rel, root=vendor_dir)
     protected = {rel for rel in {*theirs, *ours} if consumer.is_protected(rel)}
@@ -188,10 +232,10 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
         package=consumer.package,
         source=source.name,
         source_package=source.package,
-        source_commit=_source_commit(source, sources, previous),
+        source_commit=commit,
         plait_version=plait_version(),
         files=_locked_files(files, theirs, sources, protected, previous),
-        local_edits=_local_edits(files, theirs, protected, budget),
+        local_edits=_local_edits(files, theirs, protected, budget, consumer.package),
         conflicted=sorted({c.file for f in files for c in f.conflicts}),
     )
     lock_path = vendor_dir / LOCK_NAME
@@ -211,6 +255,12 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
     elif plan.changed or plan.lock_changed:
         plan.outcome = "vendored"
     return plan
+
+
+def align_spelling(ours: Mapping[str, str], reference: Mapping[str, str], package: str) -> dict[str, str]:
+    """*ours* with every import that binds what a *reference* import binds spelled as the
+    reference spells it: a hand-vendored `sed` spelling is not a local edit."""
+    return dict(ours)
 
 
 def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | None) -> str | None:
@@ -259,7 +309,7 @@ def _locked_files(
 
 
 def _local_edits(
-    files: list[FilePlan], theirs: Mapping[str, str], protected: set[str], budget: float
+    files: list[FilePlan], theirs: Mapping[str, str], protected: set[str], budget: float, package: str
 ) -> list[LocalEdit]:
     """What the vendored copy carries that the pristine transformed source does not.
 
@@ -399,7 +449,7 @@ def _vendor(
     if to_write:
         txn = new_transaction(ws)
         for plan in to_write:
-            _stage(ws, plan, txn)
+            stage_plan(ws, plan, txn)
         commit_run(ws, txn)
         report.written = True
     for plan in to_commit:
@@ -412,7 +462,7 @@ def _vendor(
     return report
 
 
-def _stage(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
+def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
     assert plan.lock is not None
     consumer = ws.consumers[plan.consumer]
     for f in plan.changed:
