@@ -388,6 +388,8 @@ class Transaction:
     writes: dict[Path, bytes] = field(default_factory=dict)
     removes: dict[Path, None] = field(default_factory=dict)
     last: set[Path] = field(default_factory=set)
+    created: list[Path] = field(default_factory=list)
+    pruned: list[Path] = field(default_factory=list)
 
     def write(self, path: Path, data: str | bytes, *, last: bool = False) -> None:
         self.removes.pop(path, None)
@@ -452,7 +454,12 @@ class Transaction:
         journal.unlink()
         fsync_dir(self.store_root)
         sweep_temps({t.parent for _s, t in staged} | set(sweep))
+        self.created, self.pruned = created, pruned
         return pruned
+
+    def touched(self) -> list[Path]:
+        """Every path a committed transaction changed: files, removals, objects added and pruned."""
+        return sorted({*self.writes, *self.removes, *self.created, *self.pruned})
 
     def _write_objects(self) -> list[Path]:
         """Store the new objects; the ones this call created (to undo on a failure)."""

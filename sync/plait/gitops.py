@@ -25,10 +25,19 @@ __all__ = [
     "files_at",
     "history",
     "init",
+    "is_complete_clone",
     "is_shallow",
+    "join_url",
+    "origin_url",
+    "push",
+    "refresh",
     "repo_of",
     "resolve",
     "source_commit",
+    "switch",
+    "top_of",
+    "untracked",
+    "verify_ref",
 ]
 
 
@@ -157,15 +166,140 @@ def resolve(path: Path, rev: str) -> str:
         raise PlaitError(f"no revision {rev!r}", path=str(path)) from None
 
 
-def clone(url: str, dest: Path, ref: str | None) -> None:
-    """Clone *url* into *dest* (at *ref*) unless it is already there."""
-    if (dest / ".git").exists():
-        return
+def origin_url(path: Path) -> str | None:
+    """The URL of the ``origin`` remote of *path*'s repository, if it has one."""
+    repo = repo_of(path)
+    if repo is None:
+        return None
     try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        git.Repo.clone_from(url, dest, multi_options=["--branch", ref] if ref else None)
-    except GitCommandError as exc:
-        raise PlaitError(f"cannot clone {url}: {exc.stderr.strip() or exc}", path=str(dest)) from None
+        return str(repo.remotes.origin.url)
+    except (AttributeError, IndexError, ValueError):
+        return None
+
+
+def join_url(base: str, relative: str) -> str:
+    """*relative* (``../svc-a``) resolved against the repository URL *base*, as git
+    resolves a submodule's relative URL: the sibling of a ``…/ws.git`` is
+    ``…/svc-a``.  Works for ``https://``, ``file://``, ``ssh://``, scp-like
+    ``host:path`` and plain paths."""
+    import posixpath
+
+    if "://" in base:
+        scheme, _, rest = base.partition("://")
+        host, slash, path = rest.partition("/")
+        joined = posixpath.normpath(posixpath.join("/" + path, relative))
+        return f"{scheme}://{host}{joined if slash or joined != '/' else ''}"
+    head, colon, path = base.partition(":")
+    if colon and "/" not in head and len(head) > 1:  # scp-like host:path
+        return f"{head}:{posixpath.normpath(posixpath.join(path, relative))}"
+    return posixpath.normpath(posixpath.join(base, relative))
+
+
+def _git(cwd: Path | None, *args: str, what: str, env: dict[str, str] | None = None) -> str:
+    """Run git; a failure is one named error, never a traceback."""
+    import os
+    import subprocess
+
+    full = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=600, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PlaitError(f"cannot {what}: {exc}", path=str(cwd) if cwd else None) from None
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise PlaitError(
+            f"cannot {what}: {detail[-1] if detail else f'git exited {done.returncode}'}",
+            path=str(cwd) if cwd else None,
+        )
+    return done.stdout
+
+
+def is_complete_clone(dest: Path) -> bool:
+    """Whether *dest* holds a whole clone (a half-made one, left by a kill, does not count)."""
+    if not (dest / ".git").is_dir():
+        return False
+    try:
+        _git(dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", what="read the clone")
+    except PlaitError:
+        return False
+    return True
+
+
+def clone(url: str, dest: Path, ref: str | None) -> None:
+    """Clone *url* into *dest* at *ref*, all at once: into a temporary directory beside
+    it, renamed into place when complete, so a kill never leaves a half-made
+    clone where the next run would trust it.  A *dest* that is not a
+    complete clone (an older plait's half-made one) is replaced."""
+    import shutil
+    import tempfile
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for stale in dest.parent.glob(f".{dest.name}.partial-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    if dest.exists() and not is_complete_clone(dest):
+        shutil.rmtree(dest)
+    if dest.exists():
+        return
+    partial = Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
+    try:
+        _git(
+            None, "clone", "--quiet", *(["--branch", ref] if ref else []), "--", url, str(partial), what=f"clone {url}"
+        )
+        partial.rename(dest)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def refresh(dest: Path, ref: str | None) -> str | None:
+    """Fetch a clone and bring its checkout to the remote's *ref* (default: its branch).
+
+    Only a clean checkout is moved: files an earlier run wrote and nobody
+    committed are left as they are, and that is said.  Returns a note, or None.
+    """
+    _git(dest, "fetch", "--quiet", "--prune", "origin", what=f"fetch into {dest}")
+    if _git(dest, "status", "--porcelain", what="read the clone's status").strip():
+        return f"{dest.name}: the clone has uncommitted changes from an earlier run; it was fetched, not moved"
+    branch = ref or _git(dest, "rev-parse", "--abbrev-ref", "HEAD", what="read the clone's branch").strip()
+    if branch == "HEAD":  # a detached checkout of a tag or a commit stays where it is
+        return None
+    remote = f"refs/remotes/origin/{branch}"
+    try:
+        _git(dest, "rev-parse", "--verify", "--quiet", remote, what="find the remote branch")
+    except PlaitError:
+        _git(dest, "checkout", "--quiet", "--detach", ref or "HEAD", what=f"check out {ref}")
+        return None
+    _git(dest, "checkout", "--quiet", "-B", branch, remote, what=f"check out {branch}")
+    return None
+
+
+def verify_ref(path: Path, ref: str) -> None:
+    """Refuse a repository in place whose checkout is not *ref*.
+
+    A copy plait reads and writes in place must be at the ref the manifest
+    names: plait never switches a checkout it does not own.
+    """
+    repo = repo_of(path)
+    if repo is None:
+        raise PlaitError("not a git repository, but the manifest gives it a ref", path=str(path))
+    try:
+        wanted = repo.commit(ref).hexsha
+    except (BadName, ValueError, GitCommandError):
+        raise PlaitError(
+            f"the manifest says ref = {ref!r}, which this repository does not have", path=str(path)
+        ) from None
+    try:
+        branch = repo.active_branch.name
+    except TypeError:
+        branch = None
+    if branch != ref and repo.head.commit.hexsha != wanted:
+        here = branch or repo.head.commit.hexsha[:7]
+        raise PlaitError(
+            f"{here} is checked out, but the manifest says ref = {ref!r}; check out {ref} there, or drop the ref",
+            path=str(path),
+        )
 
 
 def ensure_clean(path: Path) -> git.Repo:
@@ -178,21 +312,97 @@ def ensure_clean(path: Path) -> git.Repo:
     return repo
 
 
-def commit_on_branch(repo: git.Repo, branch: str, paths: list[Path], message: str) -> str:
-    """Commit *paths* (as written in the working tree) on a new *branch* from HEAD.
+def top_of(path: Path) -> Path | None:
+    """The working tree of *path*'s repository."""
+    repo = repo_of(path)
+    return Path(repo.working_tree_dir).resolve() if repo is not None and repo.working_tree_dir else None
 
-    The branch starts at the current HEAD and carries the working tree's
-    changes over, so the caller writes first and commits after.  Returns the
-    new commit's sha.
+
+def untracked(paths: list[Path]) -> list[Path]:
+    """Those of *paths* (files on disk) that git does not track yet."""
+    out: list[Path] = []
+    for path in paths:
+        top = top_of(path.parent)
+        if top is None:
+            continue
+        rel = (path.parent.resolve() / path.name).relative_to(top).as_posix()
+        listed = _git(top, "ls-files", "--", rel, what="ask git what it tracks")
+        if not listed.strip():
+            out.append(path)
+    return out
+
+
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "plait",
+    "GIT_AUTHOR_EMAIL": "plait@localhost",
+    "GIT_COMMITTER_NAME": "plait",
+    "GIT_COMMITTER_EMAIL": "plait@localhost",
+}
+
+
+def commit_on_branch(top: Path, branch: str, paths: list[Path], message: str) -> str:
+    """Commit *paths* (as they are in the working tree, or deleted) on a new *branch*
+    whose parent is HEAD, without touching HEAD, the index or the working tree.
+
+    Git plumbing does it (a private index, ``write-tree``, ``commit-tree``,
+    ``update-ref``), so the user's checked-out branch, staged changes and
+    files stay exactly as they were: the branch is there to push and review.
+    A branch that already exists with the same tree is reused; one with
+    other content is refused.  Returns the commit's sha.
     """
-    if branch in repo.heads:
-        raise PlaitError(f"branch {branch} already exists; merge or delete it first", path=str(repo.working_tree_dir))
-    top = Path(repo.working_tree_dir or ".").resolve()
-    rels = [(p.parent.resolve() / p.name).relative_to(top).as_posix() for p in paths]
+    import os
+    import tempfile
+
+    env: dict[str, str] = {}
     try:
-        repo.git.checkout("-b", branch)
-        repo.git.add("-A", "--", *rels)
-        repo.git.commit("-m", message, "--no-verify")
-    except GitCommandError as exc:
-        raise PlaitError(f"git failed: {exc.stderr.strip() or exc}", path=str(repo.working_tree_dir)) from None
-    return repo.head.commit.hexsha
+        _git(top, "config", "user.email", what="read the committer")
+    except PlaitError:
+        env.update(_IDENTITY)  # CI clones often have no identity; say who made the commit
+    fd, index = tempfile.mkstemp(prefix="plait-index-")
+    os.close(fd)
+    os.unlink(index)
+    env["GIT_INDEX_FILE"] = index
+    try:
+        _git(top, "read-tree", "HEAD", what="read HEAD", env=env)
+        for path in paths:
+            rel = (path.parent.resolve() / path.name).relative_to(top).as_posix()
+            if path.is_file():
+                blob = _git(top, "hash-object", "-w", "--", rel, what=f"store {rel}", env=env).strip()
+                mode = "100755" if os.access(path, os.X_OK) else "100644"
+                _git(top, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}", what=f"stage {rel}", env=env)
+            else:
+                _git(top, "update-index", "--force-remove", "--", rel, what=f"stage the removal of {rel}", env=env)
+        tree = _git(top, "write-tree", what="write the tree", env=env).strip()
+        existing = f"refs/heads/{branch}"
+        try:
+            old_tree = _git(
+                top, "rev-parse", "--verify", "--quiet", f"{existing}^{{tree}}", what="read the branch"
+            ).strip()
+        except PlaitError:
+            old_tree = None
+        if old_tree is not None:
+            if old_tree == tree:
+                return _git(top, "rev-parse", existing, what="read the branch").strip()
+            raise PlaitError(
+                f"branch {branch} already exists with other changes; merge or delete it first", path=str(top)
+            )
+        sha = _git(top, "commit-tree", tree, "-p", "HEAD", "-m", message, what="commit", env=env).strip()
+        _git(top, "update-ref", existing, sha, "", what=f"create branch {branch}")
+        return sha
+    finally:
+        if os.path.exists(index):
+            os.unlink(index)
+
+
+def switch(top: Path, branch: str) -> None:
+    """Check out *branch* in a clone plait owns (its files already equal the branch's)."""
+    _git(top, "checkout", "--quiet", branch, what=f"check out {branch}")
+
+
+def push(top: Path, branch: str) -> str:
+    """Push *branch* to ``origin``; the URL it went to."""
+    url = origin_url(top)
+    if url is None:
+        raise PlaitError(f"cannot push {branch}: the repository has no remote 'origin'", path=str(top))
+    _git(top, "push", "--quiet", "origin", f"refs/heads/{branch}:refs/heads/{branch}", what=f"push {branch} to {url}")
+    return url

@@ -15,12 +15,15 @@ import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from .errors import PlaitError, UnparsableSource
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
 from .merge.conflicts import ConflictKind
 from .store import Snapshot
+
+if TYPE_CHECKING:
+    from .publish import Publication
 
 __all__ = [
     "Action",
@@ -36,6 +39,7 @@ __all__ = [
     "snapshot_json",
     "specific_changes",
     "unified_diff",
+    "untracked_notes",
 ]
 
 Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
@@ -143,7 +147,9 @@ class RunReport(Generic[PlanT]):
     dry_run: bool = False
     written: bool = False
     commits: dict[str, str] = field(default_factory=dict)
+    pushed: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    manifest: str = ""
 
     # The JSON key that lists the plans ("lineages", "consumers").
     plans_key: ClassVar[str] = "plans"
@@ -171,8 +177,27 @@ class RunReport(Generic[PlanT]):
             "exit": self.exit_code,
             self.plans_key: [p.to_json() for p in self.plans],
             "commits": self.commits,
+            "pushed": self.pushed,
             "notes": self.notes,
         }
+
+    def record(self, publication: Publication) -> None:
+        """What `--commit` / `--push` did: each copy's branch, and where it was pushed."""
+        for commit in publication.commits:
+            repository = str(commit.repository)
+            for name in commit.names:
+                self.commits[name] = f"{commit.ref} in {repository}"
+                if commit.pushed_to is not None:
+                    self.pushed[name] = f"{commit.branch} to {commit.pushed_to}"
+        self.notes += publication.notes
+
+
+def untracked_notes(paths: Iterable[Path]) -> list[str]:
+    """Files a run added in a git repository that git does not track yet: `git commit -a`
+    would leave them out, so the report names them."""
+    from . import gitops
+
+    return [f"new, not yet tracked: {path} (git add it)" for path in gitops.untracked(sorted(set(paths)))]
 
 
 def unified_diff(files: Iterable[FilePlan], prefix: str) -> str:

@@ -13,6 +13,7 @@ anything is read or written.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import os
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 MANIFEST = "lineages.toml"
+CLONES = "clones"
 
 # Every key the manifest may hold, per table.  A key outside these is a typo
 # or a misunderstanding, and both change what a run does without saying so
@@ -90,11 +92,18 @@ _ALWAYS_EXCLUDED = (*_NEVER_COPIED, LOCK_NAME)
 
 @dataclass(frozen=True)
 class GitSpec:
-    """A copy that lives in a git repository: a path or URL, a ref, a subdirectory."""
+    """A copy that lives in a git repository: a path or URL, a ref, a subdirectory.
+
+    in_place: the repository is on disk where the manifest says (a local
+      path that exists), and plait reads and writes it there; otherwise it
+      is cloned into the store's clone cache (a URL, or a relative path that
+      a CI checkout does not have, found beside the workspace's own remote).
+    """
 
     url: str
     ref: str | None
     subdir: str
+    in_place: bool = False
 
     @property
     def is_remote(self) -> bool:
@@ -386,6 +395,12 @@ class Workspace:
         self.manifest = manifest
         self.text = text
         self.dir = manifest.parent
+        # What this run found while checking copies out (a clone it could not
+        # move), said in the run's report; and whether clones are fetched
+        # (a worker process plans from what its parent already fetched).
+        self.notes: list[str] = []
+        self.fetch = True
+        self._checked_out: set[str] = set()
         where = str(manifest)
         try:
             data = tomllib.loads(text)
@@ -465,10 +480,12 @@ class Workspace:
             spec = GitSpec(_str(table, "git", where), ref, _str(table, "subdir", where, "."))
             if spec.subdir != ".":
                 _relative(spec.subdir, where)
-            if spec.is_remote:
-                repo_root = (self.dir / STORE_DIR / "clones" / name).resolve()
+            local = None if spec.is_remote else self.dir / spec.url
+            if local is not None and local.exists():
+                repo_root = local.resolve()
+                spec = dataclasses.replace(spec, in_place=True)
             else:
-                repo_root = (self.dir / spec.url).resolve()
+                repo_root = (self.dir / STORE_DIR / CLONES / name).resolve()
             root = (repo_root / spec.subdir).resolve()
             if not root.is_relative_to(repo_root):
                 raise PlaitError(f"{where}: subdir {spec.subdir!r} escapes its repository (a symlink?)")
@@ -656,20 +673,70 @@ class Workspace:
         return walk_tree(root or copy.root, exclude=copy.exclude, confine=copy.confine, who=copy.name)
 
     def checkout(self, copy: Copy | Consumer) -> None:
-        """Clone a copy that lives in a remote repository, once, under ``.plait/clones/``.
+        """Make a git-backed copy's repository ready, once per run.
 
-        Later runs use the clone as it is (plait does not fetch behind your
-        back); the clones directory ignores itself so it is never committed.
+        - In place (a local path that exists): checked, never switched: its
+          checkout must be the manifest's ``ref`` when one is given.
+        - Otherwise it lives in the clone cache, ``.plait/clones/<name>``:
+          cloned when missing (all at once, so a kill leaves no half-made
+          clone), fetched and brought to ``ref`` when present.  A URL is
+          cloned from itself; a relative path that this checkout does not
+          have (a CI job that cloned only the workspace) from beside the
+          workspace's own ``origin``, as git finds a submodule's relative URL.
+
+        Nothing is ever created outside the workspace and its clone cache.
         """
-        if copy.git is None or not copy.git.is_remote:
+        spec = copy.git
+        if spec is None or copy.name in self._checked_out:
             return
         from . import gitops
 
-        clones = self.store.root / "clones"
-        gitops.clone(copy.git.url, clones / copy.name, copy.git.ref)
-        ignore = clones / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# plait's clones of remote copies: never committed\n*\n", encoding="utf-8")
+        if spec.in_place:
+            if spec.ref is not None:
+                gitops.verify_ref(copy.confine, spec.ref)
+            elif gitops.repo_of(copy.confine) is None:
+                raise PlaitError(f"{copy.name}: git = {spec.url!r} is not a git repository", path=str(copy.confine))
+        else:
+            clones = self.store.root / CLONES
+            self.store.confined(clones / copy.name)
+            dest = clones / copy.name
+            if gitops.is_complete_clone(dest):
+                if self.fetch:
+                    note = gitops.refresh(dest, spec.ref)
+                    if note:
+                        self.notes.append(note)
+            else:
+                gitops.clone(self.clone_url(copy), dest, spec.ref)
+            ignore = clones / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# plait's clones of copies in other repositories: never committed\n*\n", "utf-8")
+        self._checked_out.add(copy.name)
+
+    def clone_url(self, copy: Copy | Consumer) -> str:
+        """Where a copy that is not on disk is cloned from."""
+        from . import gitops
+
+        assert copy.git is not None
+        spec = copy.git
+        if spec.is_remote or "://" in spec.url:
+            return spec.url
+        top = repository_top(self.dir.resolve())
+        origin = gitops.origin_url(self.dir) if top is not None else None
+        if top is None or origin is None:
+            raise PlaitError(
+                f"{copy.name}: git = {spec.url!r} is not on this machine, and the workspace's repository has no"
+                " remote 'origin' to find it beside; clone it there, or give its URL",
+                path=str(self.manifest),
+            )
+        import posixpath
+
+        relative = posixpath.normpath(posixpath.join(self.dir.resolve().relative_to(top).as_posix(), spec.url))
+        if not relative.startswith("../"):
+            raise PlaitError(
+                f"{copy.name}: git = {spec.url!r} would be inside the workspace's own repository, and it is missing",
+                path=str(self.manifest),
+            )
+        return gitops.join_url(origin, relative)
 
     def target(self, copy: Copy | Consumer, rel: str, *, root: Path | None = None) -> Path:
         """Where *rel* of *copy* (under *root*, default its root) is written; refused if that leaves it."""

@@ -322,18 +322,23 @@ def test_commit_puts_a_git_backed_lineage_on_a_sync_branch(tmp_path: Path) -> No
     scenario.write_canonical({"client.py": CLIENT_V2})
     sha = scenario.commit("canonical v2, fork moved to its own repository")
 
+    head = repo.head.commit.hexsha
     report = sync(scenario.ws(), commit=True)
 
     assert report.exit_code == 0
     branch = f"plait/sync-{sha[:7]}"
     assert report.commits["fork"].startswith(branch + "@")
-    assert repo.active_branch.name == branch
-    message = repo.head.commit.message
+    # The maintainer's checkout is where it was: same branch, same HEAD, nothing staged.
+    assert repo.active_branch.name == "main" and repo.head.commit.hexsha == head
+    assert repo.git.diff("--cached") == ""
+    message = repo.commit(branch).message
+    assert repo.commit(branch).parents[0].hexsha == head
     assert message.startswith(f"plait sync: fork from canonical@{sha[:7]}")
     assert "core.py: + Client.fetch_many" in message
     assert 'kept: branch self.mode == "uds"' in message
-    assert not repo.is_dirty(untracked_files=True)
     assert "def fetch_many" in repo.git.show(f"{branch}:src/forklib/core.py")
+    # The files are written as any sync writes them, and they are what the branch holds.
+    assert repo.git.diff(branch, "--", "src/forklib") == ""
 
 
 def test_a_file_the_lineage_deleted_stays_deleted_unless_the_source_changed_it(scenario) -> None:

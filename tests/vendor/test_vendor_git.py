@@ -76,20 +76,24 @@ def test_commit_on_a_git_backed_consumer_names_the_source_commit_and_the_preserv
     assert "def fetch_many" not in client.read_text(), "refused before anything was written"
     scratch.unlink()
 
+    head = app_repo.head.commit.hexsha
     result = _run("--workspace", str(ws), "vendor", "app", "--commit")
 
     assert result.exit_code == 0, result.output
     branch = f"plait/vendor-app-{source[:7]}"
-    assert app_repo.active_branch.name == branch
-    message = app_repo.head.commit.message
+    # The service's checkout stays on its own branch and commit; the branch carries the change.
+    assert app_repo.active_branch.name == "main" and app_repo.head.commit.hexsha == head
+    assert app_repo.git.diff("--cached") == ""
+    message = app_repo.commit(branch).message
+    assert app_repo.commit(branch).parents[0].hexsha == head
     assert message.startswith(f"plait vendor: app from canonical@{source[:7]}\n")
     assert f"Source: canonical at commit {source}" in message
     assert "  client.py: + Client.fetch_many" in message
     assert "Preserved local edits:\n  client.py: except type OSError in Client.fetch\n" in message
-    assert not app_repo.is_dirty(untracked_files=True)
-    committed = app_repo.head.commit.tree / "app" / "_vendor" / "corelib"
+    committed = app_repo.commit(branch).tree / "app" / "_vendor" / "corelib"
     assert {b.name for b in committed.blobs} >= {"client.py", "plait.lock"}
     assert "def fetch_many" in client.read_text() and "OSError" in client.read_text()
+    assert app_repo.git.diff(branch, "--", "app/_vendor/corelib") == "", "the files written are the branch's"
 
 
 def test_a_shallow_clone_checks_and_re_vendors_from_the_lock_and_the_store(scenario, tmp_path: Path) -> None:

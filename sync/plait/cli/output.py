@@ -253,6 +253,8 @@ def report_tail(
         out.line(text, style)
     for name, commit in report.commits.items():
         out.line(f"{name}: committed on {commit}")
+    for name, pushed in report.pushed.items():
+        out.line(f"{name}: pushed {pushed}")
     for note in report.notes:
         out.line(note)
     if report.dry_run:

@@ -32,7 +32,12 @@ def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> No
 @click.command("sync", short_help="Merge each source's changes into its lineages, keeping what they add.")
 @click.argument("lineages", nargs=-1)
 @click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")
-@click.option("--commit", is_flag=True, help="Commit each git-backed lineage on branch plait/sync-<source id>.")
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="Commit what the run wrote, in each repository, on branch plait/sync-<source id>; no checkout is switched.",
+)
+@click.option("--push", is_flag=True, help="Commit (as --commit), then push each branch to its repository's origin.")
 @click.option("--continue", "continue_", is_flag=True, help="Finish a conflicted sync once the markers are gone.")
 @click.option("--abort", is_flag=True, help="Give up a conflicted sync: put the files back as they were.")
 @click.option("--no-write-conflicts", is_flag=True, help="On any conflict write nothing and exit 1 (for CI).")
@@ -46,6 +51,7 @@ def sync_command(
     lineages: tuple[str, ...],
     dry_run: bool,
     commit: bool,
+    push: bool,
     continue_: bool,
     abort: bool,
     no_write_conflicts: bool,
@@ -88,6 +94,7 @@ def sync_command(
             dry_run=dry_run,
             write_conflicts=not no_write_conflicts,
             commit=commit,
+            push=push,
             budget=budget,
             progress=lambda plan: step(f"{plan.name}: {plan.outcome}"),
         )

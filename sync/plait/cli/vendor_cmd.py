@@ -23,8 +23,12 @@ __all__ = ["vendor_command"]
 @click.option("--all", "all_", is_flag=True, help="Every consumer of the workspace.")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")
 @click.option(
-    "--commit", is_flag=True, help="Commit each git-backed consumer on branch plait/vendor-<name>-<source id>."
+    "--commit",
+    is_flag=True,
+    help="Commit what the run wrote, in each repository, on branch plait/vendor-<name>-<source id>;"
+    " no checkout is switched.",
 )
+@click.option("--push", is_flag=True, help="Commit (as --commit), then push each branch to its repository's origin.")
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=None, help="Consumers planned at once (default: CPUs)."
 )
@@ -40,6 +44,7 @@ def vendor_command(
     all_: bool,
     dry_run: bool,
     commit: bool,
+    push: bool,
     jobs: int | None,
     no_write_conflicts: bool,
     budget: float,
@@ -71,6 +76,7 @@ def vendor_command(
             dry_run=dry_run,
             write_conflicts=not no_write_conflicts,
             commit=commit,
+            push=push,
             jobs=jobs or os.cpu_count() or 1,
             budget=budget,
             progress=lambda plan: step(f"{plan.consumer}: {plan.outcome}"),

@@ -25,12 +25,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
 from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
+from ..publish import Piece, guard_clean, publish
 from ..runs import (
     FilePlan,
     PlannedFiles,
@@ -41,10 +43,11 @@ from ..runs import (
     merge_trees,
     snapshot_json,
     specific_changes,
+    untracked_notes,
 )
 from ..store import Snapshot, State, SyncRecord, digest_of
 from ..transforms import rewrite_tree
-from ..workspace import Copy, Lineage, Workspace
+from ..workspace import CLONES, Copy, Lineage, Workspace
 
 __all__ = [
     "LineagePlan",
@@ -223,6 +226,7 @@ def sync(
     dry_run: bool = False,
     write_conflicts: bool = True,
     commit: bool = False,
+    push: bool = False,
     budget: float = DEFAULT_BUDGET,
     progress: Callable[[LineagePlan], None] | None = None,
 ) -> SyncReport:
@@ -230,7 +234,8 @@ def sync(
 
     dry_run: plan and report, write nothing.
     write_conflicts: False (CI) writes nothing at all when any lineage conflicts.
-    commit: commit each git-backed lineage's changes on ``plait/sync-<source id>``.
+    commit: commit what the run wrote, in each repository it wrote to, on ``plait/sync-<source id>``
+      (plumbing: no checkout is switched); push: then push each branch to its ``origin``.
 
     A run that writes holds the workspace lock and first mends what an
     interrupted run left (`plait.commit.exclusive`); a dry run only reads.
@@ -238,11 +243,25 @@ def sync(
     if dry_run:
         refuse_if_interrupted(ws)
         return _sync(
-            ws, names, dry_run=True, write_conflicts=write_conflicts, commit=False, budget=budget, progress=progress
+            ws,
+            names,
+            dry_run=True,
+            write_conflicts=write_conflicts,
+            commit=False,
+            push=False,
+            budget=budget,
+            progress=progress,
         )
     with exclusive(ws) as recovery:
         report = _sync(
-            ws, names, dry_run=False, write_conflicts=write_conflicts, commit=commit, budget=budget, progress=progress
+            ws,
+            names,
+            dry_run=False,
+            write_conflicts=write_conflicts,
+            commit=commit or push,
+            push=push,
+            budget=budget,
+            progress=progress,
         )
         report.notes[:0] = recovery.notes()
         return report
@@ -255,6 +274,7 @@ def _sync(
     dry_run: bool,
     write_conflicts: bool,
     commit: bool,
+    push: bool,
     budget: float,
     progress: Callable[[LineagePlan], None] | None,
 ) -> SyncReport:
@@ -284,9 +304,9 @@ def _sync(
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
         return report
-    to_commit = [p for p in plans if commit and p.lineage.git is not None and p.outcome == "synced" and p.changed]
-    for plan in to_commit:
-        gitops.ensure_clean(plan.lineage.root)
+    to_commit = [p for p in plans if commit and p.outcome == "synced" and p.changed]
+    if commit:
+        guard_clean([*(p.lineage.root for p in to_commit), ws.store.root])
     txn = new_transaction(ws)
     for plan in plans:
         if plan.outcome in ("synced", "conflicted"):
@@ -295,13 +315,45 @@ def _sync(
         ws.store.stage_state(txn, state)
         commit_run(ws, txn)
         report.written = True
-    for plan in to_commit:
-        report.commits[plan.name] = _commit(plan)
-    if commit:
-        for plan in plans:
-            if plan.lineage.git is None and plan.changed and plan.outcome == "synced":
-                report.notes.append(f"{plan.name}: not committed (a directory lineage, not git-backed)")
+    report.notes += ws.notes
+    if commit and txn:
+        _publish(ws, report, to_commit, txn, push=push)
+    elif report.written:
+        report.notes += untracked_notes([t for p in plans for t in _added(ws, p)])
     return report
+
+
+def _added(ws: Workspace, plan: LineagePlan) -> list[Path]:
+    return [ws.target(plan.lineage, f.name) for f in plan.changed if f.before is None and f.after is not None]
+
+
+def _publish(ws: Workspace, report: SyncReport, plans: list[LineagePlan], txn: Transaction, *, push: bool) -> None:
+    pieces = [
+        Piece(
+            p.name,
+            p.lineage.root,
+            _branch(p),
+            commit_message(p),
+            tuple(ws.target(p.lineage, f.name) for f in p.changed),
+        )
+        for p in plans
+    ]
+    for plan in report.plans:
+        if plan.outcome == "conflicted":
+            report.notes.append(f"{plan.name}: not committed (it conflicted; resolve, then `plait sync --continue`)")
+    store_paths = [path for path in txn.touched() if path.is_relative_to(ws.store.root)]
+    ids = "-".join(sorted({_source_id(p) for p in plans})) or "state"
+    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned) and state.toml"
+    published = publish(
+        pieces,
+        store=ws.store.root,
+        store_paths=store_paths,
+        store_branch=f"plait/sync-{ids}",
+        store_summary=summary,
+        push=push,
+        clones=ws.store.root / CLONES,
+    )
+    report.record(published)
 
 
 def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction) -> None:
@@ -322,15 +374,13 @@ def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction
     state.set_record(plan.name, record)
 
 
-def _commit(plan: LineagePlan) -> str:
+def _source_id(plan: LineagePlan) -> str:
     assert plan.new_base is not None
-    repo = gitops.repo_of(plan.lineage.root)
-    assert repo is not None
-    source_id = plan.new_base.commit[:7] if plan.new_base.commit else plan.new_base.tree[:10]
-    branch = f"plait/sync-{source_id}"
-    paths = [plan.lineage.root / f.name for f in plan.changed]
-    sha = gitops.commit_on_branch(repo, branch, paths, commit_message(plan))
-    return f"{branch}@{sha[:7]}"
+    return plan.new_base.commit[:7] if plan.new_base.commit else plan.new_base.tree[:10]
+
+
+def _branch(plan: LineagePlan) -> str:
+    return f"plait/sync-{_source_id(plan)}"
 
 
 def commit_message(plan: LineagePlan) -> str:

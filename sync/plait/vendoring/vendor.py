@@ -34,11 +34,12 @@ from .. import gitops
 from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, merge3
-from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes
+from ..publish import Piece, guard_clean, publish
+from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_notes
 from ..store import Snapshot, digest_of
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
-from ..workspace import Consumer, Copy, Workspace
+from ..workspace import CLONES, Consumer, Copy, Workspace
 from .lock import LOCK_NAME, LocalEdit, Lock, LockedFile, read_lock
 
 __all__ = [
@@ -343,6 +344,7 @@ def _local_edits(
 
 def _plan_in_worker(manifest: str, name: str, budget: float) -> VendorPlan:
     ws = Workspace.load(manifest)
+    ws.fetch = False  # the parent fetched every clone before starting the workers
     return plan_consumer(ws, ws.consumers[name], budget=budget)
 
 
@@ -361,6 +363,14 @@ def _plan_all(
     """
     done: dict[str, VendorPlan] = {}
     workers = min(jobs, len(consumers))
+    if workers > 1:
+        # Clones are fetched here, once each, not by workers racing on one clone.
+        for consumer in consumers:
+            try:
+                ws.checkout(consumer)
+                ws.checkout(ws.copy(consumer.source))
+            except PlaitError:
+                pass  # the worker plans it again and reports the same error as that consumer's
     if workers <= 1:
         for consumer in consumers:
             done[consumer.name] = plan = plan_consumer(ws, consumer, budget=budget)
@@ -384,6 +394,7 @@ def vendor(
     dry_run: bool = False,
     write_conflicts: bool = True,
     commit: bool = False,
+    push: bool = False,
     jobs: int = 1,
     budget: float = DEFAULT_BUDGET,
     progress: Callable[[VendorPlan], None] | None = None,
@@ -407,6 +418,7 @@ def vendor(
             dry_run=True,
             write_conflicts=write_conflicts,
             commit=False,
+            push=False,
             jobs=jobs,
             budget=budget,
             progress=progress,
@@ -417,7 +429,8 @@ def vendor(
             consumers,
             dry_run=False,
             write_conflicts=write_conflicts,
-            commit=commit,
+            commit=commit or push,
+            push=push,
             jobs=jobs,
             budget=budget,
             progress=progress,
@@ -433,6 +446,7 @@ def _vendor(
     dry_run: bool,
     write_conflicts: bool,
     commit: bool,
+    push: bool,
     jobs: int,
     budget: float,
     progress: Callable[[VendorPlan], None] | None,
@@ -443,23 +457,52 @@ def _vendor(
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
         return report
     to_write = [p for p in report.plans if p.outcome in ("vendored", "conflicted")]
-    to_commit = [p for p in to_write if commit and p.outcome == "vendored" and ws.consumers[p.consumer].git]
-    for plan in to_commit:
-        gitops.ensure_clean(ws.consumers[plan.consumer].vendor_dir)
-    if to_write:
-        txn = new_transaction(ws)
-        for plan in to_write:
-            stage_plan(ws, plan, txn)
-        commit_run(ws, txn)
-        report.written = True
-    for plan in to_commit:
-        report.commits[plan.consumer] = _commit(ws, plan)
+    to_commit = [p for p in to_write if commit and p.outcome == "vendored"]
+    if commit:
+        guard_clean([*(ws.consumers[p.consumer].vendor_dir for p in to_commit), ws.store.root])
+    report.notes += ws.notes
+    if not to_write:
+        return report
+    txn = new_transaction(ws)
+    for plan in to_write:
+        stage_plan(ws, plan, txn)
+    commit_run(ws, txn)
+    report.written = True
     if commit:
         for plan in to_write:
-            if plan not in to_commit:
-                why = "it conflicted" if plan.outcome == "conflicted" else "a directory consumer, not git-backed"
-                report.notes.append(f"{plan.consumer}: not committed ({why})")
+            if plan.outcome == "conflicted":
+                report.notes.append(f"{plan.consumer}: not committed (it conflicted; resolve, then vendor it again)")
+        _publish(ws, report, to_commit, txn, push=push)
+    else:
+        added = [
+            ws.target(ws.consumers[p.consumer], f.name, root=ws.consumers[p.consumer].vendor_dir)
+            for p in to_write
+            for f in p.changed
+            if f.before is None and f.after is not None
+        ]
+        report.notes += untracked_notes(added)
     return report
+
+
+def _publish(ws: Workspace, report: VendorReport, plans: list[VendorPlan], txn: Transaction, *, push: bool) -> None:
+    pieces = []
+    for plan in plans:
+        consumer = ws.consumers[plan.consumer]
+        paths = [consumer.vendor_dir / f.name for f in plan.changed] + [consumer.vendor_dir / LOCK_NAME]
+        pieces.append(Piece(plan.consumer, consumer.vendor_dir, _branch(plan), commit_message(plan), tuple(paths)))
+    store_paths = [path for path in txn.touched() if path.is_relative_to(ws.store.root)]
+    branch = _branch(plans[0]) if len(plans) == 1 else "plait/vendor-" + "-".join(sorted({p.source_id for p in plans}))
+    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned)"
+    published = publish(
+        pieces,
+        store=ws.store.root,
+        store_paths=store_paths,
+        store_branch=branch,
+        store_summary=summary,
+        push=push,
+        clones=ws.store.root / CLONES,
+    )
+    report.record(published)
 
 
 def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
@@ -477,14 +520,8 @@ def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
     txn.write(ws.target(consumer, LOCK_NAME, root=consumer.vendor_dir), plan.lock_text, last=True)
 
 
-def _commit(ws: Workspace, plan: VendorPlan) -> str:
-    consumer = ws.consumers[plan.consumer]
-    repo = gitops.repo_of(consumer.vendor_dir)
-    assert repo is not None
-    branch = f"plait/vendor-{plan.consumer}-{plan.source_id}"
-    paths = [consumer.vendor_dir / f.name for f in plan.changed] + [consumer.vendor_dir / LOCK_NAME]
-    sha = gitops.commit_on_branch(repo, branch, paths, commit_message(plan))
-    return f"{branch}@{sha[:7]}"
+def _branch(plan: VendorPlan) -> str:
+    return f"plait/vendor-{plan.consumer}-{plan.source_id}"
 
 
 def commit_message(plan: VendorPlan) -> str:
