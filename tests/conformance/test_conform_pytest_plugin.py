@@ -72,7 +72,7 @@ def test_a_conforming_copy_passes_every_scenario_beside_the_consumers_own_tests(
     assert "PASSED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in lines
     skipped = [line for line in lines if line.startswith("SKIPPED")]
     assert len(skipped) == 1 and skipped[0].startswith("SKIPPED [5] ") and "no uds transport" in skipped[0]
-    assert "62 passed, 5 skipped" in proc.stdout
+    assert "64 passed, 5 skipped" in proc.stdout
 
 
 def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path)
     proc = _pytest(project, "--plait-conform-scenario", "advisory-*")
     assert proc.returncode == 1
     assert (
-        "svc/_vendored/embedding_client: advisory-fault → advisory 1: severity=error, canonical says fault"
+        "svc/_vendored/embedding_client: advisory-fault → [contract] advisory 1: severity=error, canonical says fault"
         in proc.stdout
     )
     assert "FAILED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in proc.stdout
