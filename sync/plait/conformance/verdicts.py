@@ -313,6 +313,11 @@ class _Judge:
                 self.say("parity", f"{where} keys", text, None, " ".join(words))
 
 
+def _loggers(names: list[str]) -> str:
+    """`` of <logger>, ...``: whose records they were (the copy's own, or httpx's request log it drives)."""
+    return f" of {', '.join(names)}" if names else ""
+
+
 def judge(scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts | None) -> Verdict:
     """The verdict on one copy's *observed* facts for *scenario*.
 
@@ -338,10 +343,12 @@ def judge(scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts 
         judge.calls(observed, canonical)
     log_leaks = observed.get("log_leaks", [])
     if scenario.no_secret and log_leaks:
-        text = f"a secret leaked into a log record ({', '.join(log_leaks)})"
+        of = _loggers(observed.get("log_leak_sources", []))
+        text = f"a secret leaked into a log record{of} ({', '.join(log_leaks)})"
         judge.say("contract", "log", text, "no secret", ", ".join(log_leaks))
     log_unprintable = observed.get("log_unprintable", [])
     if log_unprintable:
-        text = f"a log record holds control characters {' '.join(log_unprintable)}"
+        of = _loggers(observed.get("log_unprintable_sources", []))
+        text = f"a log record{of} holds control characters {' '.join(log_unprintable)}"
         judge.say("contract", "log", text, "printable lines", " ".join(log_unprintable))
     return Verdict(_status(judge.problems), judge.problems, observed)

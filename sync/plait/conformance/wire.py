@@ -161,6 +161,8 @@ class ScenarioFacts(TypedDict, total=False):
     hung: str
     log_leaks: list[str]
     log_unprintable: list[str]
+    log_leak_sources: list[str]
+    log_unprintable_sources: list[str]
 
 
 class WorkerResult(TypedDict, total=False):

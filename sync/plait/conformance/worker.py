@@ -131,14 +131,14 @@ class _Capture(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
-        self.records: dict[str, list[tuple[int, str]]] = {}
+        self.records: dict[str, list[tuple[int, str, str]]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             message = record.getMessage()
         except Exception as exc:  # a copy's bad format string is a finding, not our crash
             message = f"<unformattable log record: {type(exc).__name__}>"
-        self.records.setdefault(_SCENARIO.get(), []).append((record.levelno, message))
+        self.records.setdefault(_SCENARIO.get(), []).append((record.levelno, record.name, message))
 
 
 def _server(settings: SettingsWire, unix_path: str | None = None) -> EmbeddingServer:
@@ -440,9 +440,14 @@ class _Run:
         finally:
             await _close(setup)
         logs = self.capture.records.get(scenario["name"], [])
-        result["log_leaks"] = sorted({_how(form) for _, m in logs for form in _leaks(m, setup.spellings)})
-        result["log_unprintable"] = sorted({c for _, m in logs for c in _unprintable(m)})
-        warnings = {m for level, m in logs if level >= logging.WARNING}
+        leaking = [(name, form) for _, name, m in logs for form in _leaks(m, setup.spellings)]
+        unprintable = [(name, c) for _, name, m in logs for c in _unprintable(m)]
+        result["log_leaks"] = sorted({_how(form) for _, form in leaking})
+        result["log_unprintable"] = sorted({c for _, c in unprintable})
+        # Which loggers: a copy's own, or a library's it drives (httpx logs every request's URL at INFO).
+        result["log_leak_sources"] = sorted({name for name, _ in leaking})
+        result["log_unprintable_sources"] = sorted({name for name, _ in unprintable})
+        warnings = {m for level, _, m in logs if level >= logging.WARNING}
         for call, raw in zip(result.get("calls", []), raw_errors, strict=False):
             call["logged"] = raw in warnings
         return result
