@@ -34,10 +34,6 @@ __all__ = ["conform_command"]
 _FORCE = "--force"
 
 
-class _NothingToCheck(Exception):
-    """The workspace's canonical package is no embedding client: a result, not an error."""
-
-
 def _reference(workspace: Workspace | None) -> list[Target]:
     """The canonical client to compare hand-given copies with: the workspace's, else the one installed with plait.
 
@@ -77,11 +73,8 @@ def _targets(
     wanted = list(copies)
     if wanted and CANONICAL not in wanted:
         wanted.insert(0, CANONICAL)
-    try:
-        declared = workspace_targets(workspace, wanted, force=force)
-    except NotAnEmbeddingClient as exc:
-        raise _NothingToCheck(str(exc)) from None
-    return declared + (given or []), manifest
+    # A canonical package that is no embedding client raises NotAnEmbeddingClient: nothing to check.
+    return workspace_targets(workspace, wanted, force=force) + (given or []), manifest
 
 
 def _given(paths: tuple[str, ...], imports: tuple[str, ...], from_dir: str | None, force: bool) -> list[Target] | None:
@@ -185,8 +178,10 @@ def conform_command(
     fmt = "json" if out.as_json else fmt
     try:
         targets, inputs["workspace"] = _targets(ws, copies, given, force)
-    except _NothingToCheck as exc:
-        _nothing_to_check(f"nothing to check: {exc} ({_FORCE} runs the scenarios anyway)", out, fmt, inputs)
+    except NotAnEmbeddingClient as exc:
+        where = f" ({exc.path})" if exc.path else ""
+        line = f"nothing to check: the canonical package {exc.message}{where}; {_FORCE} runs the scenarios anyway"
+        _nothing_to_check(line, out, fmt, inputs)
         sys.exit(0)
     with out.progress(len(targets), "conform") as step:
         report = conform(
