@@ -65,9 +65,7 @@ def test_json_report_shape(broken_matrix: ConformReport) -> None:
     } in result["problems"]
     assert all(set(problem) == {"tier", "field", "expected", "observed", "text"} for problem in result["problems"])
     assert "sends-any-key: bad-key-newline → attempted=True, canonical says False" in data["problems"]["contract"]
-    assert copy["problems"]["contract"] == sum(
-        p["tier"] == "contract" for r in copy["results"] for p in r["problems"]
-    )
+    assert copy["problems"]["contract"] == sum(p["tier"] == "contract" for r in copy["results"] for p in r["problems"])
 
 
 def test_markdown_matrix(broken_matrix: ConformReport) -> None:
