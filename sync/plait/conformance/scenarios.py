@@ -28,7 +28,7 @@ from typing import Any, cast
 from ..errors import PlaitError
 from .options import IDEAS
 from .servers import API_BEHAVIOURS, BEHAVIOURS
-from .wire import TIERS, CallWire, ExpectWire, OutcomeWire, ScenarioWire, SettingsWire, StepWire, Tier
+from .wire import TIERS, CallWire, ExpectWire, OutcomeWire, Scalar, ScenarioWire, SettingsWire, StepWire, Tier
 
 __all__ = [
     "CONTRACT_KEYS",
@@ -163,7 +163,7 @@ class Scenario:
     wrap: str | None = None
     calls: tuple[Call, ...] = ()
     steps: tuple[Step, ...] = ()
-    advisories: tuple[Mapping[str, Any] | None, ...] = ()
+    advisories: tuple[Mapping[str, Scalar] | None, ...] = ()
     requests: int | None = None
     secrets: tuple[str, ...] = ()
     no_secret: bool = True
@@ -352,16 +352,17 @@ def _steps(reader: _Reader) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _advisories(reader: _Reader, steps: tuple[Step, ...]) -> tuple[Mapping[str, Any] | None, ...]:
+def _advisories(reader: _Reader, steps: tuple[Step, ...]) -> tuple[Mapping[str, Scalar] | None, ...]:
     raw = reader.get("advisories", list, [])
-    out: list[Mapping[str, Any] | None] = []
+    out: list[Mapping[str, Scalar] | None] = []
     for index, entry in enumerate(raw):
         if entry == "none":
             out.append(None)
             continue
         item = _Reader(entry, f"{reader.where} advisories[{index}]", reader.path)
         item.only(_ADVISORY_KEYS)
-        out.append(dict(item.table))
+        kinds = {"severity": str, "reason": str, "degraded": bool}
+        out.append({key: item.get(key, kinds[key]) for key in item.table})
     advise = sum(step.action == "advise" for step in steps)
     if len(out) != advise:
         raise reader.fail(f"{advise} advise step(s) but {len(out)} expected advisories")
