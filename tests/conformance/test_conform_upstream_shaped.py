@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from upstream_shaped import VIOLATIONS, shaped_copy
+from xsd_subset import read_schema, validate
 
 from plait.cli import cli
 
@@ -154,3 +156,39 @@ def test_strict_fails_on_parity_differences(shaped: dict[str, Path]) -> None:
     assert stdout.splitlines()[-1].endswith("s") and "(--strict: they fail)" in stdout.splitlines()[-1]
     code, _stdout, _ = conform("--path", str(shaped["fixed"]), "--scenario", "ok", "--strict")
     assert code == 0, "a copy that does everything the canonical does passes --strict"
+
+
+@pytest.fixture(scope="module")
+def both(shaped: dict[str, Path]) -> list[str]:
+    """The broken and the fixed copy side by side, on one scenario of each tier."""
+    return ["--path", str(shaped["broken"]), "--path", str(shaped["fixed"])] + [
+        arg for name in ("huge-int", "drip-body", "nan", "ok") for arg in ("--scenario", name)
+    ]
+
+
+def test_text_lists_contract_then_safety_then_parity(shaped: dict[str, Path], both: list[str]) -> None:
+    code, stdout, _ = conform(*both)
+    assert code == 1
+    broken = str(shaped["broken"])
+    tiers = [line.split("  ")[2] for line in stdout.splitlines() if line.startswith(f"{broken}  ")]
+    problems = [tier for tier in tiers if tier in ("contract", "safety", "parity")]
+    assert problems == sorted(problems, key=["contract", "safety", "parity"].index), problems
+    assert {"contract", "safety", "parity"} <= set(problems)
+
+
+def test_markdown_and_junit_keep_parity_apart(shaped: dict[str, Path], both: list[str]) -> None:
+    _code, markdown, _ = conform(*both, "--format", "markdown")
+    sections = [markdown.index(f"### {tier}") for tier in ("Contract", "Safety", "Parity")]
+    assert sections == sorted(sections)
+    assert f"| `{shaped['fixed']}` | yes | 0 | 0 |" in markdown, "the fixed copy conforms, its parity counted apart"
+    code, junit, _ = conform(*both, "--format", "junit")
+    assert code == 1
+    assert validate(junit, read_schema(Path(__file__).with_name("junit.xsd"))) == []
+    suites = {suite.get("name"): suite for suite in ET.fromstring(junit)}
+    broken, fixed = suites[str(shaped["broken"])], suites[str(shaped["fixed"])]
+    assert broken.find("testcase[@name='huge-int']/failure").get("type") == "contract"
+    assert broken.find("testcase[@name='drip-body']/failure").get("type") == "safety"
+    assert fixed.get("failures") == "0"
+    nan = fixed.find("testcase[@name='nan']")
+    assert nan.find("failure") is None
+    assert "[parity] kind=EmbeddingResponseError, canonical says ResponseRejected" in nan.find("system-out").text
