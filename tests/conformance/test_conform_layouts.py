@@ -202,3 +202,11 @@ def test_force_runs_a_package_that_does_not_look_like_a_client(tmp_path: Path) -
     code, _, stderr = conform("--force", "--scenario", "ok", workspace=_not_a_client(tmp_path))
     assert code == 2
     assert "canonical: cannot import acme from" in stderr and "acme exports no EmbeddingClient" in stderr
+
+
+def test_the_demo_says_there_is_nothing_to_check_where_the_canonical_package_is_no_client(tmp_path: Path) -> None:
+    ws = _not_a_client(tmp_path)
+    result = CliRunner().invoke(cli, ["demo", "--json", "--workspace", str(ws)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    said = json.loads(result.stdout)["conform"]["nothing_to_check"]
+    assert said.startswith("nothing to check: the canonical package acme is not an embedding client")
