@@ -34,18 +34,16 @@ __all__ = ["conform_command"]
 _FORCE = "--force"
 
 
-def _reference(workspace: Workspace | None) -> list[Target]:
+def _reference(workspace: Workspace) -> list[Target]:
     """The canonical client to compare hand-given copies with: the workspace's, else the one installed with plait.
 
     A workspace whose canonical package is not an embedding client (plait
     run in some other project) has no reference to offer.
     """
-    if workspace is not None:
-        try:
-            return workspace_targets(workspace, [CANONICAL])
-        except NotAnEmbeddingClient:
-            pass
-    return [installed_canonical()]
+    try:
+        return workspace_targets(workspace, [CANONICAL])
+    except NotAnEmbeddingClient:
+        return [installed_canonical()]
 
 
 def _targets(
@@ -59,21 +57,21 @@ def _targets(
     With copies given by hand (``--path``, ``--import``) and no copy named,
     only the canonical client (the reference) and those run; without a
     workspace the reference is the canonical client installed with plait.
+    A canonical package that is no embedding client raises
+    `NotAnEmbeddingClient`: there is nothing to check.
     """
     try:
-        workspace: Workspace | None = ws()
+        workspace = ws()
     except PlaitError:
         if given is None or copies:
             raise
-        workspace = None
-    manifest = str(workspace.manifest) if workspace is not None else None
+        return [installed_canonical(), *given], None
+    manifest = str(workspace.manifest)
     if given is not None and not copies:
         return _reference(workspace) + given, manifest
-    assert workspace is not None  # no workspace raised above unless copies were given by hand
     wanted = list(copies)
     if wanted and CANONICAL not in wanted:
         wanted.insert(0, CANONICAL)
-    # A canonical package that is no embedding client raises NotAnEmbeddingClient: nothing to check.
     return workspace_targets(workspace, wanted, force=force) + (given or []), manifest
 
 
