@@ -46,7 +46,7 @@ def test_the_canonical_client_passes_what_exposes_the_breaks(broken_matrix: Conf
 
 def test_a_break_leaves_what_it_did_not_touch_conforming(broken_matrix: ConformReport) -> None:
     # The severity edit only touches health: every call scenario still passes,
-    # so the divergence points at the one thing that changed.
+    # so the problem points at the one thing that changed.
     copy = _copy(broken_matrix, "error-not-fault")
     assert {name for name, verdict in copy.verdicts.items() if verdict.status != "pass"} == {"advisory-fault"}
 

@@ -76,7 +76,7 @@ def test_a_conforming_copy_passes_every_scenario_beside_the_consumers_own_tests(
     assert "64 passed, 5 skipped" in proc.stdout
 
 
-def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path) -> None:
+def test_a_copy_breaking_the_contract_fails_its_scenario_with_the_problem(tmp_path: Path) -> None:
     project = _consumer(tmp_path, "error-not-fault")
     proc = _pytest(project, "--plait-conform-scenario", "advisory-*")
     assert proc.returncode == 1

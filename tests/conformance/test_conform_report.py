@@ -1,7 +1,7 @@
 """The matrix in every format: JSON for scripts, markdown for a pull request, JUnit XML for CI servers.
 
 The report under test is `broken_matrix`: the canonical client and ten
-broken copies, so every kind of cell (pass, diverge, skip) is there.  The
+broken copies, so cells that pass, fail and skip are there.  The
 JUnit XML is validated against ``junit.xsd`` (Jenkins' junit-10.xsd, with
 numbers typed as Ant's schema types them) by `xsd_subset`, a standard-library
 reader of the XSD constructs that schema uses.

@@ -137,7 +137,7 @@ class ConformanceSuite(pytest.Collector):
 
 
 class ConformanceFailure(Exception):
-    """A copy that diverges on one scenario; its message is the divergence, one line per problem."""
+    """A copy with a contract or safety problem on one scenario (or any, under strict); one line per problem."""
 
 
 class ConformanceItem(pytest.Item):

@@ -167,7 +167,7 @@ def default_jobs() -> int:
 
     A copy spends most of its run waiting on deadlines, so two per core keep
     the machine busy; many more would starve the calls themselves of CPU,
-    and a starved call that misses its deadline is a false divergence.
+    and a starved call that misses its deadline is a false safety problem.
     """
     return 2 * (os.cpu_count() or 1)
 
