@@ -75,7 +75,7 @@ def main() -> None:
             if copy.error is not None:
                 outcome = f"error: {copy.error[:60]}"
             else:
-                outcome = "conforms" if copy.conforms else f"{copy.count('diverge')} divergent scenarios"
+                outcome = "conforms" if copy.conforms else f"{copy.count('fail')} failing scenarios"
             print(f"{label:<18} {copy.target.name:<12} {copy.elapsed:>8.2f}  {outcome}")
 
 

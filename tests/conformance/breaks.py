@@ -8,8 +8,8 @@ deadline dropped, a method missing, a word changed, a check left out.
 stopped applying (the canonical client moved on) fails loudly instead of
 proving nothing.
 
-`BREAKS` pairs each break with the scenario that must expose it and the
-start of what the divergence must say.  The first six are the issue's list;
+`BREAKS` pairs each break with the scenario that must expose it, the start
+of what the problem must say, and the tier it must carry.  The first six are the issue's list;
 the others show that each remaining hostile-backend scenario can fail too.
 """
 
@@ -148,15 +148,16 @@ class DropIf(_Scoped):
 
 @dataclass(frozen=True)
 class Break:
-    """Edits (file, transformer) that break a copy, the scenario that exposes it, and what it says."""
+    """Edits (file, transformer) that break a copy, the scenario that exposes it, what it says, and its tier."""
 
     edits: tuple[tuple[str, cst.CSTTransformer], ...]
     scenario: str
     says: str
+    tier: str = "contract"
 
 
-def _one(file: str, edit: cst.CSTTransformer, scenario: str, says: str) -> Break:
-    return Break(((file, edit),), scenario, says)
+def _one(file: str, edit: cst.CSTTransformer, scenario: str, says: str, tier: str = "contract") -> Break:
+    return Break(((file, edit),), scenario, says, tier)
 
 
 BREAKS: dict[str, Break] = {
@@ -188,6 +189,7 @@ BREAKS: dict[str, Break] = {
         ),
         "drip-body",
         "still running after 2.5 s: the call ignores its 1 s deadline",
+        "safety",
     ),
     "stale": _one(
         "client.py",
@@ -216,6 +218,7 @@ BREAKS: dict[str, Break] = {
         ),
         "gzip-bomb",
         "ok=True, canonical says False",
+        "safety",
     ),
     "passes-control-chars": _one(
         "outcome.py",

@@ -1,4 +1,4 @@
-"""The suite is trustworthy: each deliberately broken copy is caught, and the divergence says why.
+"""The suite is trustworthy: each deliberately broken copy is caught, at its tier, and the problem says why.
 
 The matrix (`broken_matrix`) runs the canonical client and ten broken
 copies of it (see `breaks`): the six breaks the issue lists, and one for
@@ -22,29 +22,33 @@ def _copy(report: ConformReport, name: str):
 
 
 @pytest.mark.parametrize("name", list(BREAKS))
-def test_each_break_is_caught_and_said_plainly(broken_matrix: ConformReport, name: str) -> None:
+def test_each_break_is_caught_at_its_tier_and_said_plainly(broken_matrix: ConformReport, name: str) -> None:
     expected = BREAKS[name]
     copy = _copy(broken_matrix, name)
     assert copy.error is None and not copy.conforms
     verdict = copy.verdicts[expected.scenario]
-    assert verdict.status == "diverge"
-    assert any(problem.startswith(expected.says) for problem in verdict.problems), verdict.problems
+    assert verdict.status == "fail"
+    found = [p for p in verdict.problems if p.text.startswith(expected.says)]
+    assert found, [p.text for p in verdict.problems]
+    assert found[0].tier == expected.tier
     said = f"{name}: {expected.scenario} → {expected.says}"
-    assert any(line.startswith(said) for line in broken_matrix.divergences())
+    assert any(line.startswith(said) for line in broken_matrix.failures())
+    assert any(line.startswith(said) for line in broken_matrix.problems(found[0].tier))
 
 
 def test_the_canonical_client_passes_what_exposes_the_breaks(broken_matrix: ConformReport) -> None:
     canonical = broken_matrix.copies[0]
     assert canonical.target.kind == "canonical"
     assert canonical.conforms, [v.problems for v in canonical.verdicts.values() if v.problems]
+    assert not canonical.problems(), "the canonical client is its own reference: not even a parity difference"
     assert broken_matrix.exit_code == 1
 
 
 def test_a_break_leaves_what_it_did_not_touch_conforming(broken_matrix: ConformReport) -> None:
     # The severity edit only touches health: every call scenario still passes,
-    # so the divergence points at the one thing that changed.
+    # so the problem points at the one thing that changed.
     copy = _copy(broken_matrix, "error-not-fault")
-    assert {name for name, verdict in copy.verdicts.items() if verdict.status == "diverge"} == {"advisory-fault"}
+    assert {name for name, verdict in copy.verdicts.items() if verdict.status != "pass"} == {"advisory-fault"}
 
 
 def test_each_broken_copy_ran_from_its_own_directory(broken_matrix: ConformReport) -> None:

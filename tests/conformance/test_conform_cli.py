@@ -105,7 +105,7 @@ def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> N
     lines = proc.stdout.splitlines()
     assert "canonical  advisory-fault  pass" in lines
     assert (
-        f"{broken}  advisory-fault  diverge  advisory 1: severity=error, canonical says fault"
+        f"{broken}  advisory-fault  contract  advisory 1: severity=error, canonical says fault"
         " (not one of the contract's words: fault, hint)" in lines
     )
     assert f"{broken}  advisory-not-configured  pass" in lines
@@ -118,13 +118,16 @@ def test_json_envelope() -> None:
     assert result.exit_code == 0
     assert "\n" not in result.stdout.strip(), "compact by default"
     data = json.loads(result.stdout)
-    assert (data["schema"], data["command"], data["exit"]) == (1, "conform", 0)
+    assert (data["schema"], data["command"], data["exit"]) == (2, "conform", 0)
     assert data["inputs"] == {
         "workspace": str(WORKSPACE / "lineages.toml"),
         "copies": ["cpersona"],
         "paths": [],
+        "imports": [],
+        "from": None,
         "scenarios": str(load_scenarios().path),
         "only": ["ok"],
+        "strict": False,
     }
     assert [c["name"] for c in data["copies"]] == ["canonical", "cpersona"]
 
@@ -135,20 +138,21 @@ def test_junit_format_from_the_command_line_is_valid(broken: Path) -> None:
     assert validate(result.stdout, SCHEMA) == []
     assert '<skipped message="not applicable: it takes no uds_path (no uds transport)"' in result.stdout
     assert '<failure message="advisory 1: severity=error, canonical says fault' in result.stdout
+    assert 'type="contract"' in result.stdout
 
 
 def test_a_terminal_gets_the_matrix_as_a_coloured_table(broken: Path) -> None:
     result = run("--path", str(broken), "--scenario", "advisory-fault", "--scenario", "ok", "--color", "always")
     assert "\x1b[" in result.stdout
-    assert "DIVERGES" in result.stdout and "conformance" in result.stdout
-    assert f"{broken} diverges:" in result.stdout
-    assert "advisory-fault → advisory 1: severity=error, canonical says fault" in result.stdout
+    assert "FAILS" in result.stdout and "conformance" in result.stdout
+    assert "contract problems:" in result.stdout
+    assert f"{broken}: advisory-fault → advisory 1: severity=error, canonical says fault" in result.stdout
 
 
 def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
     package = tmp_path / "brokenpkg"
     package.mkdir()
-    (package / "__init__.py").write_text("import a_module_nobody_has_installed\n")
+    (package / "__init__.py").write_text("import a_module_nobody_has_installed\n\n\nclass EmbeddingClient:\n    pass\n")
     result = run("--path", str(package), "--scenario", "ok")
     assert result.exit_code == 2
     assert (
@@ -163,7 +167,7 @@ def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
     [
         (["nope"], "no copy named nope (known: canonical, "),
         (["--scenario", "nothing-here"], "no scenario matches nothing-here"),
-        (["--path", "/definitely/not/here"], "/definitely/not/here: no such directory"),
+        (["--path", "/definitely/not/here"], "/definitely/not/here: no such directory or module file"),
     ],
 )
 def test_exit_2_on_bad_input_is_one_line(args: list[str], says: str) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from breaks import CANONICAL, broken_copy
+from upstream_shaped import shaped_copy
 
 # What the consumer writes, and all it writes, to get the scenarios.
 ONE_LINE = 'plait_conform = ["svc/_vendored/embedding_client"]'
@@ -72,15 +73,15 @@ def test_a_conforming_copy_passes_every_scenario_beside_the_consumers_own_tests(
     assert "PASSED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in lines
     skipped = [line for line in lines if line.startswith("SKIPPED")]
     assert len(skipped) == 1 and skipped[0].startswith("SKIPPED [5] ") and "no uds transport" in skipped[0]
-    assert "62 passed, 5 skipped" in proc.stdout
+    assert "64 passed, 5 skipped" in proc.stdout
 
 
-def test_a_diverging_copy_fails_its_scenario_with_the_divergence(tmp_path: Path) -> None:
+def test_a_copy_breaking_the_contract_fails_its_scenario_with_the_problem(tmp_path: Path) -> None:
     project = _consumer(tmp_path, "error-not-fault")
     proc = _pytest(project, "--plait-conform-scenario", "advisory-*")
     assert proc.returncode == 1
     assert (
-        "svc/_vendored/embedding_client: advisory-fault → advisory 1: severity=error, canonical says fault"
+        "svc/_vendored/embedding_client: advisory-fault → [contract] advisory 1: severity=error, canonical says fault"
         in proc.stdout
     )
     assert "FAILED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in proc.stdout
@@ -95,3 +96,34 @@ def test_the_scenarios_stay_out_when_deselected(tmp_path: Path, deselect: list[s
     assert proc.returncode == 0, proc.stdout
     assert "plait-conform" not in proc.stdout.replace("plait-conform-scenario", "")
     assert "1 passed" in proc.stdout
+
+
+def _shaped_consumer(root: Path, *, fixed: bool) -> Path:
+    """A consumer whose vendored copy is the upstream-shaped module, named by its file."""
+    (root / "svc" / "_vendored").mkdir(parents=True)
+    (root / "svc" / "__init__.py").write_text("")
+    (root / "svc" / "_vendored" / "__init__.py").write_text("")
+    shaped_copy(root / "svc" / "_vendored", fixed=fixed)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_service.py").write_text("def test_the_service_runs():\n    assert True\n")
+    setting = 'plait_conform = ["svc/_vendored/mcp_common/embedding_client.py"]'
+    (root / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\npythonpath = ['.']\n{setting}\n")
+    return root
+
+
+def test_contract_problems_fail_and_parity_differences_pass_with_a_note(tmp_path: Path) -> None:
+    proc = _pytest(_shaped_consumer(tmp_path, fixed=False), "--plait-conform-scenario", "huge-int")
+    copy = "svc/_vendored/mcp_common/embedding_client.py"
+    assert proc.returncode == 1, proc.stdout
+    assert f"FAILED plait-conform::huge-int[{copy}]" in proc.stdout
+    assert f"{copy}: huge-int → [contract] embed_with_outcome raised OverflowError" in proc.stdout
+    proc = _pytest(_shaped_consumer(tmp_path / "fixed", fixed=True), "--plait-conform-scenario", "nan")
+    assert proc.returncode == 0, proc.stdout
+    assert f"PASSED plait-conform::nan[{copy}]" in proc.stdout
+    # The note: in the item's report section, and in a summary at the end of the run.
+    assert "plait conform parity" in proc.stdout
+    assert "plait conform: parity differences (they pass; --plait-conform-strict fails them)" in proc.stdout
+    assert f"{copy}: nan → [parity] kind=EmbeddingResponseError, canonical says ResponseRejected" in proc.stdout
+    strict = _pytest(tmp_path / "fixed", "--plait-conform-scenario", "nan", "--plait-conform-strict")
+    assert strict.returncode == 1
+    assert f"FAILED plait-conform::nan[{copy}]" in strict.stdout

@@ -1,7 +1,7 @@
 """The matrix in every format: JSON for scripts, markdown for a pull request, JUnit XML for CI servers.
 
 The report under test is `broken_matrix`: the canonical client and ten
-broken copies, so every kind of cell (pass, diverge, skip) is there.  The
+broken copies, so cells that pass, fail and skip are there.  The
 JUnit XML is validated against ``junit.xsd`` (Jenkins' junit-10.xsd, with
 numbers typed as Ant's schema types them) by `xsd_subset`, a standard-library
 reader of the XSD constructs that schema uses.
@@ -22,38 +22,67 @@ SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))
 
 def test_json_report_shape(broken_matrix: ConformReport) -> None:
     data = json.loads(json.dumps(broken_matrix.to_json()))
-    assert data["exit"] == 1
+    assert (data["schema"], data["exit"]) == (2, 1)
     assert [s["name"] for s in data["scenarios"]] == [s.name for s in broken_matrix.scenarios.scenarios]
+    assert {s["name"]: s["tier"] for s in data["scenarios"]}["gzip-bomb"] == "safety"
     copy = next(c for c in data["copies"] if c["name"] == "sends-any-key")
     assert set(copy) >= {
         "name",
         "kind",
         "path",
         "import_name",
+        "health_module",
         "error",
         "capabilities",
+        "keywords",
         "conforms",
         "counts",
+        "problems",
         "results",
     }
-    assert copy["capabilities"] == {"embed_with_outcome": True, "uds": False, "transport": True, "health": True}
-    assert copy["counts"]["diverge"] == sum(r["status"] == "diverge" for r in copy["results"])
+    assert copy["capabilities"] == {
+        "embed_with_outcome": True,
+        "uds": False,
+        "transport": True,
+        "health": True,
+        "byte_budget": True,
+        "expected_width": True,
+        "max_width": True,
+        "cache_size": True,
+    }
+    assert copy["keywords"]["byte_budget"] == "max_response_bytes"
+    assert copy["health_module"] == "embedding_client.health"
+    assert copy["counts"]["fail"] == sum(r["status"] == "fail" for r in copy["results"])
     result = next(r for r in copy["results"] if r["scenario"] == "bad-key-newline")
-    assert result["status"] == "diverge"
+    assert result["status"] == "fail"
     assert result["observed"]["calls"][0]["attempted"] is True
-    assert "sends-any-key: bad-key-newline → attempted=True, canonical says False" in data["divergences"]
+    assert {
+        "tier": "contract",
+        "field": "attempted",
+        "expected": False,
+        "observed": True,
+        "text": "attempted=True, canonical says False",
+    } in result["problems"]
+    assert all(set(problem) == {"tier", "field", "expected", "observed", "text"} for problem in result["problems"])
+    assert "sends-any-key: bad-key-newline → attempted=True, canonical says False" in data["problems"]["contract"]
+    assert copy["problems"]["contract"] == sum(p["tier"] == "contract" for r in copy["results"] for p in r["problems"])
 
 
 def test_markdown_matrix(broken_matrix: ConformReport) -> None:
     text = to_markdown(broken_matrix)
     assert text.startswith("## plait conform: 1 of 11 copies conform to 11 scenarios")
-    assert "| scenario | `canonical` | `not-attempted` | `leaky` |" in text
+    assert "| scenario | tier | `canonical` | `not-attempted` | `leaky` |" in text
     header = next(line for line in text.splitlines() if line.startswith("| scenario |"))
     row = next(line for line in text.splitlines() if line.startswith("| `advisory-fault` |"))
     cells = dict(zip(header.split("|"), row.split("|"), strict=True))
     assert cells[" `canonical` "] == cells[" `leaky` "] == " ✅ "
     assert cells[" `error-not-fault` "] == cells[" `stale` "] == " ❌ "
-    assert "- error-not-fault: advisory-fault → advisory 1: severity=error, canonical says fault" in text
+    assert "| `no-deadline` | **no** | 0 | 1 | 0 | 0 |" in text, "the counts per tier, in their own columns"
+    # Grouped by tier, contract first.
+    contract, safety = text.index("### Contract"), text.index("### Safety")
+    assert contract < text.index("- error-not-fault: advisory-fault → advisory 1: severity=error, canonical says fault")
+    assert safety < text.index("- no-deadline: drip-body → still running after")
+    assert contract < safety
 
 
 def test_junit_xml_is_valid_against_the_schema_ci_servers_read(broken_matrix: ConformReport) -> None:
@@ -62,13 +91,17 @@ def test_junit_xml_is_valid_against_the_schema_ci_servers_read(broken_matrix: Co
     root = ET.fromstring(document)
     suites = {suite.get("name"): suite for suite in root}
     assert list(suites) == [c.target.name for c in broken_matrix.copies]
-    assert int(root.get("failures")) == sum(c.count("diverge") for c in broken_matrix.copies)
+    assert int(root.get("failures")) == sum(c.count("fail") for c in broken_matrix.copies)
     suite = suites["error-not-fault"]
     assert suite.get("tests") == str(len(broken_matrix.scenarios.scenarios))
     assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == 1
     case = suite.find("testcase[@name='advisory-fault']")
     assert case is not None and case.get("classname") == "plait.conform.error-not-fault"
-    assert case.find("failure").get("message").startswith("advisory 1: severity=error, canonical says fault")
+    failure = case.find("failure")
+    assert failure.get("message").startswith("advisory 1: severity=error, canonical says fault")
+    assert failure.get("type") == "contract"
+    drip = suites["no-deadline"].find("testcase[@name='drip-body']/failure")
+    assert drip is not None and drip.get("type") == "safety"
 
 
 def test_the_schema_check_itself_catches_a_broken_report(broken_matrix: ConformReport) -> None:

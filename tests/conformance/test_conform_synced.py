@@ -76,7 +76,7 @@ def test_a_consumer_added_to_the_manifest_runs_under_its_own_package_name(synced
 def test_the_whole_bundled_workspace_conforms_after_plait_sync(synced) -> None:
     _ws, sync_report, matrix = synced
     assert sync_report.exit_code == 0
-    assert matrix.exit_code == 0, matrix.errors() + matrix.divergences()
+    assert matrix.exit_code == 0, matrix.errors() + matrix.failures()
     sibling = next(c for c in matrix.copies if c.target.name == "sibling")
     # The sibling's own transport meets the same rules.
     assert all(sibling.verdicts[n].status == "pass" for n in sibling.verdicts if n.startswith("uds-"))

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
 
 import click
 
 from ..conformance import (
     ConformReport,
+    NotAnEmbeddingClient,
     Target,
     conform,
+    import_target,
     installed_canonical,
     load_scenarios,
     path_target,
-    render_text,
+    plain_lines,
+    terminal_renderables,
     to_junit,
     to_markdown,
     workspace_targets,
 )
+from ..conformance.report import empty_junit
+from ..conformance.runner import JSON_SCHEMA
 from ..errors import PlaitError
 from ..workspace import CANONICAL, Workspace
 from .options import workspace_option
@@ -27,34 +31,58 @@ from .output import Output, output_options, reports_errors
 
 __all__ = ["conform_command"]
 
+_FORCE = "--force"
+
+
+def _reference(workspace: Workspace) -> list[Target]:
+    """The canonical client to compare hand-given copies with: the workspace's, else the one installed with plait.
+
+    A workspace whose canonical package is not an embedding client (plait
+    run in some other project) has no reference to offer.
+    """
+    try:
+        return workspace_targets(workspace, [CANONICAL])
+    except NotAnEmbeddingClient:
+        return [installed_canonical()]
+
 
 def _targets(
-    ws: Callable[[], Workspace], copies: tuple[str, ...], paths: tuple[str, ...]
+    ws: Callable[[], Workspace],
+    copies: tuple[str, ...],
+    given: list[Target] | None,
+    force: bool,
 ) -> tuple[list[Target], str | None]:
     """The copies to run, the canonical client first, and the manifest they came from.
 
-    With ``--path`` and no copy named, only the canonical client (the
-    reference) and those directories run; without a workspace the reference
-    is the canonical client installed with plait.
+    With copies given by hand (``--path``, ``--import``) and no copy named,
+    only the canonical client (the reference) and those run; without a
+    workspace the reference is the canonical client installed with plait.
+    A canonical package that is no embedding client raises
+    `NotAnEmbeddingClient`: there is nothing to check.
     """
     try:
-        workspace: Workspace | None = ws()
+        workspace = ws()
     except PlaitError:
-        if not paths or copies:
+        if given is None or copies:
             raise
-        workspace = None
-    manifest = str(workspace.manifest) if workspace is not None else None
-    if workspace is None:
-        reference = [installed_canonical()]
-    elif paths and not copies:
-        reference = workspace_targets(workspace, [CANONICAL])
-    else:
-        wanted = list(copies)
-        if wanted and CANONICAL not in wanted:
-            wanted.insert(0, CANONICAL)
-        reference = workspace_targets(workspace, wanted)
-    named = [path_target(path) for path in paths]
-    return reference + named, manifest
+        return [installed_canonical(), *given], None
+    manifest = str(workspace.manifest)
+    if given is not None and not copies:
+        return _reference(workspace) + given, manifest
+    wanted = list(copies)
+    if wanted and CANONICAL not in wanted:
+        wanted.insert(0, CANONICAL)
+    return workspace_targets(workspace, wanted, force=force) + (given or []), manifest
+
+
+def _given(paths: tuple[str, ...], imports: tuple[str, ...], from_dir: str | None, force: bool) -> list[Target] | None:
+    """The copies given by hand, or ``None`` when there are none."""
+    if from_dir is not None and not imports:
+        raise PlaitError("--from names the directory an --import is imported from: give --import NAME too")
+    if not paths and not imports:
+        return None
+    given = [path_target(path, force=force) for path in paths]
+    return given + [import_target(name, from_dir or ".", force=force) for name in imports]
 
 
 @click.command("conform", short_help="Run the conformance scenarios in every copy of the client.")
@@ -63,18 +91,41 @@ def _targets(
     "--path",
     "paths",
     multiple=True,
+    metavar="PATH",
+    help=(
+        "Run the copy at PATH (repeatable): a package directory (its client module is found by looking),"
+        " or a module file (…/embedding_client.py). With no COPIES named, beside the canonical client only."
+    ),
+)
+@click.option(
+    "--import",
+    "imports",
+    multiple=True,
+    metavar="NAME",
+    help="Run the copy importable as NAME (repeatable), a package or the module holding EmbeddingClient.",
+)
+@click.option(
+    "--from",
+    "from_dir",
     metavar="DIR",
-    help="Run the copy in DIR (repeatable); with no COPIES named, beside the canonical client only.",
+    default=None,
+    help="The directory --import names are imported from, as if it were on sys.path (default: the current one).",
 )
 @click.option("--scenario", "only", multiple=True, metavar="GLOB", help="Only the scenarios matching GLOB.")
 @click.option("--scenarios", "scenario_file", metavar="FILE", default=None, help="Another scenario file.")
+@click.option("--strict", is_flag=True, help="Parity differences (not only contract and safety problems) fail too.")
+@click.option(
+    _FORCE,
+    is_flag=True,
+    help="Run even where looking finds no EmbeddingClient (the package itself is imported as the client).",
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["text", "json", "markdown", "junit"]),
     default="text",
     show_default=True,
-    help="text: the matrix (a table, or one line per copy and scenario in a pipe); junit: for CI test reports.",
+    help="text: the matrix (a table, or one line per problem in a pipe); junit: for CI test reports.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Copies run at once (default: two per core).")
 @workspace_option
@@ -83,8 +134,12 @@ def _targets(
 def conform_command(
     copies: tuple[str, ...],
     paths: tuple[str, ...],
+    imports: tuple[str, ...],
+    from_dir: str | None,
     only: tuple[str, ...],
     scenario_file: str | None,
+    strict: bool,
+    force: bool,
     fmt: str,
     jobs: int | None,
     ws: Callable[[], Workspace],
@@ -92,43 +147,76 @@ def conform_command(
 ) -> None:
     """Run every conformance scenario in every copy of the client (default:
     the canonical client, each lineage and each consumer's vendored copy),
-    each copy in its own process against real loopback servers, and compare
-    each copy's outcomes with the scenario's and with the canonical client's.
+    each copy in its own process against real loopback servers, and judge
+    each copy's outcomes against the scenario's and the canonical client's.
+
+    Every problem has a tier: contract (the promise to services), safety
+    (deadline, byte budget, hostile answers) or parity (what the canonical
+    client does where the contract leaves room). A copy conforms when it has
+    no contract or safety problem.
 
     \b
-    Exit codes: 0 every copy conforms; 1 a divergence; 2 errors (a copy
-    that cannot be imported, a bad scenario file, an unknown copy).
+    Exit codes: 0 every copy conforms (also: the workspace's canonical
+    package is no embedding client, nothing to check); 1 a contract or
+    safety problem (or, with --strict, a parity difference); 2 errors (a
+    copy that cannot be imported, a bad scenario file, an unknown copy).
     """
     scenarios = load_scenarios(scenario_file).named(only)
-    targets, manifest = _targets(ws, copies, paths)
-    as_json = out.as_json or fmt == "json"
+    given = _given(paths, imports, from_dir, force)
+    inputs: dict[str, object] = {
+        "workspace": None,
+        "copies": list(copies),
+        "paths": list(paths),
+        "imports": list(imports),
+        "from": from_dir,
+        "scenarios": str(scenarios.path),
+        "only": list(only),
+        "strict": strict,
+    }
+    fmt = "json" if out.as_json else fmt
+    try:
+        targets, inputs["workspace"] = _targets(ws, copies, given, force)
+    except NotAnEmbeddingClient as exc:
+        where = f" ({exc.path})" if exc.path else ""
+        line = f"nothing to check: the canonical package {exc.message}{where}; {_FORCE} runs the scenarios anyway"
+        _nothing_to_check(line, out, fmt, inputs)
+        sys.exit(0)
     with out.progress(len(targets), "conform") as step:
         report = conform(
             targets,
             scenarios,
             jobs=jobs,
             progress=lambda target, raw: step(f"{target.name}: {'error' if 'error' in raw else 'ran'}"),
-            inputs={
-                "workspace": manifest,
-                "copies": list(copies),
-                "paths": list(paths),
-                "scenarios": str(scenarios.path),
-                "only": list(only),
-            },
+            inputs=inputs,
+            strict=strict,
         )
-    _emit(report, out, "json" if as_json else fmt)
+    _emit(report, out, fmt)
     for line in report.errors():
         out.error(line)
     sys.exit(report.exit_code)
 
 
+def _nothing_to_check(line: str, out: Output, fmt: str, inputs: dict[str, object]) -> None:
+    """Say, in the format asked for, that the workspace holds no embedding client to check."""
+    if fmt == "json":
+        out.emit_json({"schema": JSON_SCHEMA, "exit": 0, "nothing_to_check": line, "copies": []}, inputs=inputs)
+    elif fmt == "junit":
+        click.echo(empty_junit(), nl=False)
+    else:
+        out.line(line)
+
+
 def _emit(report: ConformReport, out: Output, fmt: str) -> None:
     if fmt == "json":
-        data: dict[str, Any] = report.to_json()
-        out.emit_json(data, inputs=report.inputs)
+        # The report carries its own schema (2): it overrides the envelope's.
+        out.emit_json(report.to_json(), inputs=report.inputs)
     elif fmt == "markdown":
         click.echo(to_markdown(report), nl=False)
     elif fmt == "junit":
         click.echo(to_junit(report), nl=False)
+    elif out.out.is_terminal:
+        for part in terminal_renderables(report):
+            out.out.print(part)
     else:
-        render_text(report, out)
+        for line in plain_lines(report):
+            out.line(line)

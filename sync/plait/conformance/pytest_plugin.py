@@ -8,10 +8,15 @@ its vendored copy::
     plait_conform = ["cpersona/_vendored_mcp_common/embedding_client"]
 
 Every scenario then becomes a test item, ``plait-conform::<scenario>[<copy>]``,
-that passes, fails with the divergence in plain words, or is skipped where
-the copy lacks what the scenario needs.  The copies run as ``plait conform``
-runs them (each in its own process, against real loopback servers) and are
-compared with the canonical client installed with plait.
+that fails with its contract or safety problems in plain words, passes, or
+is skipped where the copy lacks what the scenario needs.  A scenario where
+the copy only differs from the canonical client (parity: an exception's
+name, logging, a detail's wording) passes with a note: the differences are
+in the item's report section, its JUnit properties, and a summary at the end
+of the run (``--plait-conform-strict`` fails them instead).  The copies run
+as ``plait conform`` runs them (each in its own process, against real
+loopback servers) and are compared with the canonical client installed
+with plait.  A copy is a package directory or a module file.
 
 Without the setting the plugin does nothing.  The items carry the
 ``plait_conform`` marker (``-m "not plait_conform"`` leaves them out), and
@@ -24,11 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+    from _pytest.terminal import TerminalReporter
+
     from .runner import ConformReport
 
 __all__ = ["ConformanceItem", "ConformanceSuite"]
@@ -36,6 +44,8 @@ __all__ = ["ConformanceItem", "ConformanceSuite"]
 _INI = "plait_conform"
 _MARKER = "plait_conform"
 _REPORT = pytest.StashKey["ConformReport"]()
+# The parity notes of the items that passed with them, for the summary at the end.
+_NOTES = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,17 +53,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         _INI,
         type="paths",
         default=[],
-        help="vendored copies of the embedding client (package directories) to hold to plait's conformance scenarios",
+        help="vendored copies of the embedding client (package directories or module files) to hold to plait's"
+        " conformance scenarios",
     )
     group = parser.getgroup("plait-conform", "plait conformance scenarios")
     group.addoption("--plait-conform", action="append", default=[], metavar="DIR", help="another copy to run")
     group.addoption(
         "--plait-conform-scenario", action="append", default=[], metavar="GLOB", help="only scenarios matching GLOB"
     )
+    group.addoption(
+        "--plait-conform-strict",
+        action="store_true",
+        default=False,
+        help="fail on parity differences from the canonical client too",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{_MARKER}: a plait conformance scenario run on a vendored copy")
+
+
+def pytest_terminal_summary(terminalreporter: TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    """The parity differences of the scenarios that passed: not failures, but worth a look."""
+    notes = config.stash.get(_NOTES, [])
+    if notes:
+        terminalreporter.section("plait conform: parity differences (they pass; --plait-conform-strict fails them)")
+        for line in notes:
+            terminalreporter.line(line)
 
 
 def _copies(config: pytest.Config) -> list[Path]:
@@ -111,7 +137,7 @@ class ConformanceSuite(pytest.Collector):
 
 
 class ConformanceFailure(Exception):
-    """A copy that diverges on one scenario; its message is the divergence, one line per problem."""
+    """A copy with a contract or safety problem on one scenario (or any, under strict); one line per problem."""
 
 
 class ConformanceItem(pytest.Item):
@@ -133,14 +159,22 @@ class ConformanceItem(pytest.Item):
             raise ConformanceFailure(f"{name}: {copy.error}")
         verdict = copy.verdicts[self.scenario]
         if verdict.status == "skip":
-            pytest.skip("; ".join(verdict.problems))
-        if verdict.status == "diverge":
-            raise ConformanceFailure("\n".join(f"{name}: {self.scenario} → {p}" for p in verdict.problems))
+            pytest.skip(verdict.reason or "not applicable")
+        lines = [f"{name}: {self.scenario} → [{p.tier}] {p}" for p in verdict.problems]
+        if verdict.status == "fail" or (lines and self.config.getoption("plait_conform_strict")):
+            raise ConformanceFailure("\n".join(lines))
+        if lines:
+            note = "\n".join(lines)
+            self.add_report_section("call", "plait conform parity", note)
+            self.user_properties.append(("plait_conform_parity", note))
+            self.config.stash.setdefault(_NOTES, []).extend(lines)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, ConformanceFailure):
             return str(excinfo.value)
-        return str(super().repr_failure(excinfo))
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.copy, None, f"plait conform: {self.scenario} on {_name(self.config, self.copy)}"

@@ -6,9 +6,10 @@ run concurrently, so the whole matrix takes about as long as its slowest
 scenario (a deadline) plus a process start.  The canonical client runs too:
 every other copy is compared with what it did, as well as with the scenario.
 
-Exit codes follow the house rule: 0 every copy conforms, 1 a divergence,
-2 an error (a copy that cannot be imported, a worker that crashed or never
-finished), with the copy named.
+Exit codes follow the house rule: 0 every copy conforms, 1 a copy has a
+contract or safety problem (or, under ``strict``, any difference from the
+canonical), 2 an error (a copy that cannot be imported, a worker that
+crashed or never finished), with the copy named.
 """
 
 from __future__ import annotations
@@ -22,17 +23,22 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
 
 from .scenarios import ScenarioSet
 from .targets import Target
-from .verdicts import DIVERGE, PASS, SKIP, Verdict, judge, skipped
+from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Problem, Verdict, judge, skipped
+from .wire import TIERS, Request, ScenarioFacts, Status, Tier, WorkerResult
 
-__all__ = ["ConformReport", "CopyResult", "conform", "default_jobs", "run_copy"]
+__all__ = ["JSON_SCHEMA", "ConformReport", "CopyResult", "conform", "default_jobs", "run_copy"]
+
+#: The version of `ConformReport.to_json`: 2 since problems are objects with a tier.
+JSON_SCHEMA = 2
 
 EXIT_OK = 0
-EXIT_DIVERGED = 1
+EXIT_FAILED = 1
 EXIT_ERROR = 2
+
+STATUSES: tuple[Status, ...] = (PASS, FAIL, PARITY, SKIP)
 
 # Past this the worker is killed: every call has a guard, so only a copy that
 # blocks the event loop itself (a synchronous sleep, a busy loop) gets here.
@@ -41,78 +47,112 @@ _SPARE_SECONDS = 30.0
 
 @dataclass
 class CopyResult:
-    """One copy's run: its verdict per scenario, or the error that kept it from running."""
+    """One copy's run: its verdict per scenario, or the error that kept it from running.
+
+    keywords: which constructor keyword carried each of the contract's
+    ideas in this copy (``byte_budget`` → ``max_response_bytes``).
+    """
 
     target: Target
     error: str | None = None
     capabilities: dict[str, bool] = field(default_factory=dict)
+    keywords: dict[str, str] = field(default_factory=dict)
     file: str = ""
     elapsed: float = 0.0
     verdicts: dict[str, Verdict] = field(default_factory=dict)
 
-    def count(self, status: str) -> int:
+    def count(self, status: Status) -> int:
         return sum(v.status == status for v in self.verdicts.values())
+
+    def problems(self, *tiers: Tier) -> list[tuple[str, Problem]]:
+        """(scenario, problem) for every problem of *tiers* (default: all), tier by tier, contract first."""
+        wanted = tiers or TIERS
+        return [
+            (name, problem)
+            for tier in wanted
+            for name, verdict in self.verdicts.items()
+            for problem in verdict.of(tier)
+        ]
 
     @property
     def conforms(self) -> bool:
-        return self.error is None and self.count(DIVERGE) == 0
+        """It ran, and has no contract or safety problem (parity differences allowed)."""
+        return self.error is None and self.count(FAIL) == 0
+
+    def passes(self, strict: bool = False) -> bool:
+        """It conforms, and under *strict* also does everything the canonical client does."""
+        return self.conforms and not (strict and self.count(PARITY))
 
     @property
     def stale(self) -> bool:
         return self.capabilities.get("embed_with_outcome") is False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             **self.target.to_json(),
             "error": self.error,
             "file": self.file,
             "capabilities": self.capabilities,
+            "keywords": self.keywords,
             "elapsed": self.elapsed,
             "conforms": self.conforms,
-            "counts": {status: self.count(status) for status in (PASS, DIVERGE, SKIP)},
+            "counts": {status: self.count(status) for status in STATUSES},
+            "problems": {tier: len(self.problems(tier)) for tier in TIERS},
             "results": [{"scenario": name, **verdict.to_json()} for name, verdict in self.verdicts.items()],
         }
 
 
 @dataclass
 class ConformReport:
-    """Every copy × every scenario, and what the run was asked to do."""
+    """Every copy × every scenario, and what the run was asked to do.
+
+    strict: parity differences fail the run too.
+    """
 
     scenarios: ScenarioSet
     copies: list[CopyResult]
     elapsed: float
-    inputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, object] = field(default_factory=dict)
+    strict: bool = False
 
     @property
     def exit_code(self) -> int:
         if any(copy.error is not None for copy in self.copies):
             return EXIT_ERROR
-        if any(not copy.conforms for copy in self.copies):
-            return EXIT_DIVERGED
+        if any(not copy.passes(self.strict) for copy in self.copies):
+            return EXIT_FAILED
         return EXIT_OK
 
-    def divergences(self) -> list[str]:
-        """Every divergence as one plain line: ``sibling: refused → attempted=False, canonical says True``."""
-        lines = []
-        for copy in self.copies:
-            for name, verdict in copy.verdicts.items():
-                if verdict.status == DIVERGE:
-                    lines += [f"{copy.target.name}: {name} → {problem}" for problem in verdict.problems]
-        return lines
+    def problems(self, *tiers: Tier) -> list[str]:
+        """Every problem of *tiers* (default: all) as one plain line, contract first:
+        ``sibling: refused → attempted=False, canonical says True``."""
+        wanted = tiers or TIERS
+        return [
+            f"{copy.target.name}: {name} → {problem}"
+            for tier in wanted
+            for copy in self.copies
+            for name, problem in copy.problems(tier)
+        ]
+
+    def failures(self) -> list[str]:
+        """The contract and safety problems: what keeps a copy from conforming."""
+        return self.problems(*sorted(FAILING, key=TIERS.index))
 
     def errors(self) -> list[str]:
         return [f"{copy.target.name}: {copy.error}" for copy in self.copies if copy.error is not None]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
+            "schema": JSON_SCHEMA,
             "exit": self.exit_code,
+            "strict": self.strict,
             "elapsed": self.elapsed,
             "scenarios": [
-                {"name": s.name, "about": s.about, "kind": s.kind, "mode": s.mode, "server": s.server}
+                {"name": s.name, "about": s.about, "kind": s.kind, "mode": s.mode, "server": s.server, "tier": s.tier}
                 for s in self.scenarios.scenarios
             ],
             "copies": [copy.to_json() for copy in self.copies],
-            "divergences": self.divergences(),
+            "problems": {tier: self.problems(tier) for tier in TIERS},
             "errors": self.errors(),
         }
 
@@ -127,7 +167,7 @@ def default_jobs() -> int:
 
     A copy spends most of its run waiting on deadlines, so two per core keep
     the machine busy; many more would starve the calls themselves of CPU,
-    and a starved call that misses its deadline is a false divergence.
+    and a starved call that misses its deadline is a false safety problem.
     """
     return 2 * (os.cpu_count() or 1)
 
@@ -147,11 +187,11 @@ def _worker_env(no_certificates: str) -> dict[str, str]:
     return env
 
 
-def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = None) -> dict[str, Any]:
+def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = None) -> WorkerResult:
     """The facts of one copy's run, from its own subprocess (or ``{"error": ...}``)."""
     if target.problem is not None:
         return {"error": target.problem}
-    request = {
+    request: Request = {
         "target": target.to_wire(),
         "settings": scenarios.settings.to_wire(),
         "scenarios": [s.to_wire() for s in scenarios.scenarios],
@@ -175,27 +215,29 @@ def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = Non
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         return {"error": f"the worker exited {proc.returncode}: {last}"}
     try:
-        result: dict[str, Any] = json.loads(proc.stdout)
+        result: WorkerResult = json.loads(proc.stdout)
     except ValueError:
         return {"error": "the worker's answer is not JSON (did the copy write to the result stream?)"}
     return result
 
 
 def _result(
-    target: Target, raw: dict[str, Any], scenarios: ScenarioSet, reference: dict[str, Any] | None
+    target: Target, raw: WorkerResult, scenarios: ScenarioSet, reference: dict[str, ScenarioFacts] | None
 ) -> CopyResult:
     """Judge one copy's *raw* facts; *reference*: the canonical's facts per scenario (``None`` for itself)."""
     copy = CopyResult(target, error=raw.get("error"), elapsed=raw.get("elapsed", 0.0), file=raw.get("file", ""))
     if copy.error is not None:
         return copy
     copy.capabilities = raw.get("capabilities", {})
+    copy.keywords = raw.get("keywords", {})
     observed = raw.get("results", {})
     for scenario in scenarios.scenarios:
         skip = skipped(scenario, copy.capabilities)
         if skip is not None:
             copy.verdicts[scenario.name] = skip
         elif scenario.name not in observed:
-            copy.verdicts[scenario.name] = Verdict(DIVERGE, ["the worker returned nothing for this scenario"])
+            missing = Problem("contract", "results", "the worker returned nothing for this scenario")
+            copy.verdicts[scenario.name] = Verdict(FAIL, [missing])
         else:
             canonical = reference.get(scenario.name) if reference is not None else None
             copy.verdicts[scenario.name] = judge(scenario, observed[scenario.name], canonical)
@@ -207,19 +249,21 @@ def conform(
     scenarios: ScenarioSet,
     *,
     jobs: int | None = None,
-    progress: Callable[[Target, dict[str, Any]], None] | None = None,
-    inputs: dict[str, Any] | None = None,
+    progress: Callable[[Target, WorkerResult], None] | None = None,
+    inputs: dict[str, object] | None = None,
+    strict: bool = False,
 ) -> ConformReport:
     """Run *scenarios* in every copy of *targets* and judge each against the scenario and the canonical.
 
     The canonical client is the first target of kind ``canonical``; without
     one, copies are judged against the scenarios alone.  *jobs* bounds how
     many copies run at once (default: two per core).  *progress* hears of
-    each copy as its run ends, with its raw facts.
+    each copy as its run ends, with its raw facts.  *strict*: parity
+    differences fail the run too.
     """
     started = time.monotonic()
     workers = max(1, jobs or default_jobs())
-    raws: list[dict[str, Any]] = [{} for _ in targets]
+    raws: list[WorkerResult] = [{} for _ in targets]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         running = {pool.submit(run_copy, target, scenarios): index for index, target in enumerate(targets)}
         for done in as_completed(running):
@@ -235,4 +279,4 @@ def conform(
     for target, raw in zip(targets, raws, strict=True):
         facts = None if reference is None or raw is reference else reference.get("results", {})
         copies.append(_result(target, raw, scenarios, facts))
-    return ConformReport(scenarios, copies, round(time.monotonic() - started, 3), inputs or {})
+    return ConformReport(scenarios, copies, round(time.monotonic() - started, 3), inputs or {}, strict)

@@ -23,10 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import PlaitError
+from .options import IDEAS
 from .servers import API_BEHAVIOURS, BEHAVIOURS
+from .wire import TIERS, CallWire, ExpectWire, OutcomeWire, Scalar, ScenarioWire, SettingsWire, StepWire, Tier
 
 __all__ = [
     "CONTRACT_KEYS",
@@ -70,15 +72,24 @@ class Settings:
     slack: float = 1.0
     guard: float = 6.0
     width: int = 8
-    max_response_bytes: int = 1024 * 1024
     slow_seconds: float = 3.0
     drip_interval: float = 0.05
     drip_seconds: float = 3.0
     oversize_bytes: int = 2 * 1024 * 1024
     bomb_bytes: int = 16 * 1024 * 1024
 
-    def to_wire(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_wire(self) -> SettingsWire:
+        return {
+            "timeout": self.timeout,
+            "slack": self.slack,
+            "guard": self.guard,
+            "width": self.width,
+            "slow_seconds": self.slow_seconds,
+            "drip_interval": self.drip_interval,
+            "drip_seconds": self.drip_seconds,
+            "oversize_bytes": self.oversize_bytes,
+            "bomb_bytes": self.bomb_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -101,8 +112,15 @@ class Expect:
     detail: str | None = None
     within: float = 0.0
 
-    def to_wire(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_wire(self) -> ExpectWire:
+        return {
+            "value": self.value,
+            "attempted": self.attempted,
+            "ok": self.ok,
+            "kind": self.kind,
+            "detail": self.detail,
+            "within": self.within,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,7 +128,7 @@ class Call:
     texts: tuple[str, ...]
     expect: Expect
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> CallWire:
         return {"texts": list(self.texts), "expect": self.expect.to_wire()}
 
 
@@ -122,7 +140,10 @@ class Step:
     ``advise`` (``maybe_advisory`` with a session key, ``""`` for none)."""
 
     action: str
-    value: Any
+    value: str | list[str] | OutcomeWire
+
+    def to_wire(self) -> StepWire:
+        return {"action": self.action, "value": self.value}
 
 
 @dataclass(frozen=True)
@@ -138,19 +159,20 @@ class Scenario:
     api_key: str = ""
     model: str = "test-model"
     timeout: float = 5.0
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, int] = field(default_factory=dict)
     wrap: str | None = None
     calls: tuple[Call, ...] = ()
     steps: tuple[Step, ...] = ()
-    advisories: tuple[Mapping[str, Any] | None, ...] = ()
+    advisories: tuple[Mapping[str, Scalar] | None, ...] = ()
     requests: int | None = None
     secrets: tuple[str, ...] = ()
     no_secret: bool = True
+    tier: Tier = "contract"
 
     @property
     def needs(self) -> frozenset[str]:
-        """The capabilities a copy must have for this scenario to apply."""
-        needs = set()
+        """The capabilities a copy must have for this scenario to apply: an option is one too."""
+        needs = set(self.options)
         if self.mode == "uds":
             needs.add("uds")
         if self.wrap is not None:
@@ -163,10 +185,10 @@ class Scenario:
     def texts(self) -> frozenset[str]:
         """Every text this scenario sends."""
         sent = {text for call in self.calls for text in call.texts}
-        sent |= {text for step in self.steps if step.action in ("embed", "maintenance") for text in step.value}
+        sent |= {text for step in self.steps if isinstance(step.value, list) for text in step.value}
         return frozenset(sent)
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> ScenarioWire:
         """The scenario as the worker subprocess reads it (JSON-able)."""
         return {
             "name": self.name,
@@ -180,7 +202,7 @@ class Scenario:
             "options": dict(self.options),
             "wrap": self.wrap,
             "calls": [call.to_wire() for call in self.calls],
-            "steps": [[step.action, step.value] for step in self.steps],
+            "steps": [step.to_wire() for step in self.steps],
             "secrets": list(self.secrets),
             "needs": sorted(self.needs),
         }
@@ -234,9 +256,10 @@ _SCENARIO_KEYS = {
     "requests",
     "secrets",
     "no_secret",
+    "tier",
 }
 _EXPECT_KEYS = {"value", "attempted", "ok", "kind", "detail", "within"}
-_OPTION_KEYS = {"max_response_bytes", "expected_width", "cache_size"}
+
 _WRAPS = {"unprintable"}
 _ADVISORY_KEYS = {"severity", "reason", "degraded"}
 
@@ -329,20 +352,28 @@ def _steps(reader: _Reader) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _advisories(reader: _Reader, steps: tuple[Step, ...]) -> tuple[Mapping[str, Any] | None, ...]:
+def _advisories(reader: _Reader, steps: tuple[Step, ...]) -> tuple[Mapping[str, Scalar] | None, ...]:
     raw = reader.get("advisories", list, [])
-    out: list[Mapping[str, Any] | None] = []
+    out: list[Mapping[str, Scalar] | None] = []
     for index, entry in enumerate(raw):
         if entry == "none":
             out.append(None)
             continue
         item = _Reader(entry, f"{reader.where} advisories[{index}]", reader.path)
         item.only(_ADVISORY_KEYS)
-        out.append(dict(item.table))
+        kinds = {"severity": str, "reason": str, "degraded": bool}
+        out.append({key: item.get(key, kinds[key]) for key in item.table})
     advise = sum(step.action == "advise" for step in steps)
     if len(out) != advise:
         raise reader.fail(f"{advise} advise step(s) but {len(out)} expected advisories")
     return tuple(out)
+
+
+def _options(reader: _Reader) -> dict[str, int]:
+    """The scenario's client options: the contract's ideas (`options.IDEAS`), each a whole number."""
+    table = _Reader(reader.get("options", Mapping, {}), f"{reader.where} options", reader.path)
+    table.only(set(IDEAS))
+    return {idea: table.get(idea, int) for idea in table.table}
 
 
 def _scenario(table: Any, index: int, path: Path, settings: Settings) -> Scenario:
@@ -360,11 +391,10 @@ def _scenario(table: Any, index: int, path: Path, settings: Settings) -> Scenari
         raise reader.fail(f"server behaviour {server!r} is not one plait.conformance.servers knows")
     mode = reader.get("mode", str, "http")
     timeout = float(reader.get("timeout", (int, float), settings.timeout))
-    options = dict(reader.get("options", Mapping, {}))
-    unknown = sorted(set(options) - _OPTION_KEYS)
-    if unknown:
-        raise reader.fail(f"unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(_OPTION_KEYS))})")
-    options.setdefault("max_response_bytes", settings.max_response_bytes)
+    options = _options(reader)
+    tier = reader.get("tier", str, "contract")
+    if tier not in TIERS:
+        raise reader.fail(f"'tier' is one of {', '.join(TIERS)}, not {tier!r}")
     wrap = reader.get("wrap", str)
     if wrap is not None and wrap not in _WRAPS:
         raise reader.fail(f"'wrap' is one of {', '.join(sorted(_WRAPS))}")
@@ -405,6 +435,7 @@ def _scenario(table: Any, index: int, path: Path, settings: Settings) -> Scenari
         requests=requests,
         secrets=_texts(reader, "secrets") if "secrets" in reader.table else (),
         no_secret=reader.get("no_secret", bool, True),
+        tier=cast(Tier, tier),
     )
 
 

@@ -138,7 +138,7 @@ class RecordedRequest:
     path: str
     query: str
     headers: dict[str, str]
-    body: Any
+    body: object
 
 
 @contextmanager
@@ -221,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _texts_of(body: Any) -> list[str]:
+def _texts_of(body: object) -> list[str]:
     if not isinstance(body, dict):
         return []
     texts = body.get("texts", body.get("input", []))
@@ -233,7 +233,7 @@ def _texts_of(body: Any) -> list[str]:
 Answer = Callable[["_Handler", list[str], "EmbeddingServer"], None]
 
 
-def _ok_payload(texts: list[str], width: int) -> dict[str, Any]:
+def _ok_payload(texts: list[str], width: int) -> dict[str, object]:
     return {"embeddings": [vector_for(t, width) for t in texts]}
 
 
@@ -425,7 +425,7 @@ def _unknown(h: _Handler, texts: list[str], owner: EmbeddingServer) -> None:
     h._send(404, b'{"error": "no such behaviour"}')
 
 
-def _json(make: Callable[[list[str], int], Any]) -> Answer:
+def _json(make: Callable[[list[str], int], object]) -> Answer:
     def answer(h: _Handler, texts: list[str], owner: EmbeddingServer) -> None:
         h._send(200, json.dumps(make(texts, owner.width)).encode())
 
@@ -533,7 +533,7 @@ API_BEHAVIOURS: dict[str, str] = {
 }
 
 
-def _api_answer(behaviour: str, texts: list[str], width: int) -> dict[str, Any]:
+def _api_answer(behaviour: str, texts: list[str], width: int) -> dict[str, object]:
     items = [{"object": "embedding", "index": i, "embedding": api_vector_for(t, width)} for i, t in enumerate(texts)]
     if behaviour == "api-shuffled":
         items.reverse()

@@ -1,17 +1,34 @@
-"""Judging a copy: its observed outcomes against the scenario and against the canonical client.
+"""Judging a copy: its observed outcomes against the scenario and against the canonical client, in tiers.
 
 The worker reports facts; this module says whether they conform, and when
 they do not, says why in words a maintainer can act on:
-``attempted=False, canonical says True``, ``took 3.02 s, ceiling 1.75 s``,
-``leaked a secret (percent-encoded, 12 characters) in the error``.
+``attempted=False, canonical says True``, ``took 3.02 s, ceiling 2 s``,
+``a secret leaked into the error (percent-encoded)``.
 
-A field is compared with the canonical client's outcome for the same
-scenario first (every copy must report what the canonical reports), then
-with the scenario's expectation.  One message per field: when a copy
-differs from the canonical, that is the message, whatever the expectation
-says.  The error's *type* is compared with the canonical's; its detail only
-with the scenario's pattern, because a detail may carry timing (how much of
-a dripping body had arrived at the deadline).
+Every problem carries one tier, because not every difference matters alike:
+
+- **contract**, the promise services rely on: ``embed_with_outcome`` never
+  raises; the value and ``attempted``/``ok``/``error`` follow the outcome
+  table; the error is one printable line,
+  ``mode=<m> / POST <safe endpoint> failed: <Type>: <detail>``; no secret
+  shows in any spelling; the advisory payload has its keys and its
+  ``severity`` word.
+- **safety**: the deadline holds, the byte budget holds, hostile answers are
+  refused.
+- **parity**: the copy does what the canonical client does where the
+  contract leaves room: the exception type's name, logging, the detail's
+  wording, the shape of a call with no texts.
+
+A copy conforms when it has no contract or safety problem; parity
+differences are listed, and fail a run only when asked (``--strict``).
+
+A call's value, ``attempted``, ``ok`` and the requests it caused are held to
+the scenario's expectation at the scenario's tier (a hostile-body scenario
+is safety, a call with no texts parity); where the scenario leaves a field
+open, a difference from the canonical is parity.  The error's type is
+compared with the canonical's, at parity when both are exception names; its
+detail only with the scenario's pattern, because a detail may carry timing
+(how much of a dripping body had arrived at the deadline).
 """
 
 from __future__ import annotations
@@ -19,18 +36,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from .options import IDEAS
 from .scenarios import CONTRACT_KEYS, Expect, Scenario
+from .wire import AdvisorySummary, CallFact, ProblemJSON, Scalar, ScenarioFacts, Status, Tier
 
-__all__ = ["SEVERITY_WORDS", "Verdict", "error_kind", "judge", "skipped"]
+__all__ = ["FAILING", "SEVERITY_WORDS", "Problem", "Verdict", "error_kind", "judge", "skipped"]
 
 #: The two words services and agents match on.
 SEVERITY_WORDS = ("fault", "hint")
 
-PASS = "pass"
-DIVERGE = "diverge"
-SKIP = "skip"
+PASS: Status = "pass"
+FAIL: Status = "fail"
+PARITY: Status = "parity"
+SKIP: Status = "skip"
+
+#: The tiers that keep a copy from conforming.
+FAILING: frozenset[Tier] = frozenset({"contract", "safety"})
 
 _LINE = re.compile(
     r"^mode=(?P<mode>.*?) / POST (?P<endpoint>\S+) (?:failed: (?P<kind>[^:]*): (?P<detail>.*)|returned no embeddings)$",
@@ -39,23 +61,70 @@ _LINE = re.compile(
 _UNSUPPORTED = re.compile(r"^mode=.* is not a supported embedding mode$", re.DOTALL)
 _NO_URL = re.compile(r"^mode=\S* has no endpoint URL configured$", re.DOTALL)
 
+# The kinds the outcome table itself fixes; any other kind is an exception type's name.
+_TABLE_KINDS = frozenset({"none", "no-embeddings", "unsupported-mode", "no-url", "unrecognised"})
+
 _NEEDS_WORDS = {
     "uds": "it takes no uds_path (no uds transport)",
     "transport": "it takes no transport=",
     "health": "it carries no health module",
+    **{idea: f"it has no {words} keyword" for idea, (words, _keywords) in IDEAS.items()},
 }
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing a copy did wrong, or differently: its tier, the field, both values, and the sentence."""
+
+    tier: Tier
+    field: str
+    text: str
+    expected: Scalar = None
+    observed: Scalar = None
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_json(self) -> ProblemJSON:
+        return {
+            "tier": self.tier,
+            "field": self.field,
+            "expected": self.expected,
+            "observed": self.observed,
+            "text": self.text,
+        }
 
 
 @dataclass
 class Verdict:
-    """How one copy did on one scenario: ``pass``, ``diverge`` or ``skip``, and why."""
+    """How one copy did on one scenario, and why.
 
-    status: str
-    problems: list[str] = field(default_factory=list)
-    observed: dict[str, Any] = field(default_factory=dict)
+    status: ``pass``, ``fail`` (a contract or safety problem), ``parity``
+    (only differences from the canonical) or ``skip`` (``reason`` says why).
+    """
 
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "problems": self.problems, "observed": self.observed}
+    status: Status
+    problems: list[Problem] = field(default_factory=list)
+    observed: ScenarioFacts = field(default_factory=lambda: ScenarioFacts())
+    reason: str | None = None
+
+    def of(self, *tiers: Tier) -> list[Problem]:
+        """The problems of *tiers*, in the order they were found."""
+        return [problem for problem in self.problems if problem.tier in tiers]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "problems": [problem.to_json() for problem in self.problems],
+            "observed": self.observed,
+        }
+
+
+def _status(problems: list[Problem]) -> Status:
+    if any(problem.tier in FAILING for problem in problems):
+        return FAIL
+    return PARITY if problems else PASS
 
 
 def error_kind(error: str | None) -> tuple[str, str]:
@@ -79,134 +148,177 @@ def skipped(scenario: Scenario, capabilities: Mapping[str, bool]) -> Verdict | N
     missing = [need for need in sorted(scenario.needs) if not capabilities.get(need, False)]
     if not missing:
         return None
-    return Verdict(SKIP, [f"not applicable: {_NEEDS_WORDS.get(need, need)}" for need in missing])
+    return Verdict(SKIP, reason="; ".join(f"not applicable: {_NEEDS_WORDS.get(need, need)}" for need in missing))
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return "none" if value is None else str(value)
 
 
 class _Judge:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
 
-    def say(self, message: str) -> None:
-        if message not in self.problems:
-            self.problems.append(message)
+    def say(self, tier: Tier, name: str, text: str, expected: Scalar = None, observed: Scalar = None) -> None:
+        if all(problem.text != text for problem in self.problems):
+            self.problems.append(Problem(tier, name, text, expected, observed))
 
-    def field(self, prefix: str, name: str, mine: Any, canon: Any, has_canon: bool, want: Any) -> None:
+    def field(
+        self, tier: Tier, prefix: str, name: str, mine: Scalar, canon: Scalar, has_canon: bool, want: Scalar
+    ) -> None:
+        """One field held to the scenario (at *tier*) and to the canonical (at parity where the scenario is silent)."""
+        misses = want is not None and mine != want
+        where = f"{prefix}{name}"
         if has_canon and mine != canon:
-            self.say(f"{prefix}{name}={_show(mine)}, canonical says {_show(canon)}")
-        elif want is not None and mine != want:
-            self.say(f"{prefix}{name}={_show(mine)}, expected {_show(want)}")
+            shown = f"{prefix}{name}={_show(mine)}, canonical says {_show(canon)}"
+            self.say(tier if misses else "parity", where, shown, want if misses else canon, mine)
+        elif misses:
+            self.say(tier, where, f"{prefix}{name}={_show(mine)}, expected {_show(want)}", want, mine)
 
     # -- calls ---------------------------------------------------------------
 
-    def call(self, index: int, fact: Mapping[str, Any], canon: Mapping[str, Any] | None, endpoint: str) -> None:
+    def call(self, index: int, fact: CallFact, canon: CallFact | None, endpoint: str) -> None:
         expect: Expect = self.scenario.calls[index].expect
+        tier = self.scenario.tier
         prefix = f"call {index + 1}: " if len(self.scenario.calls) > 1 else ""
         if "hung" in fact:
-            self.say(f"{prefix}{fact['hung']}: the call ignores its {self.scenario.timeout:g} s deadline")
+            text = f"{prefix}{fact['hung']}: the call ignores its {self.scenario.timeout:g} s deadline"
+            self.say("safety", f"{prefix}elapsed", text, self.scenario.timeout, fact.get("elapsed"))
             return
         if "raised" in fact:
-            self.say(f"{prefix}embed_with_outcome raised {fact['raised']}")
+            self.say("contract", f"{prefix}raised", f"{prefix}embed_with_outcome raised {fact['raised']}")
             return
         kind, detail = error_kind(fact.get("error"))
-        usable = canon is not None and "hung" not in canon and "raised" not in canon
-        canon_kind = error_kind(canon.get("error"))[0] if usable and canon is not None else None
-        for name, mine, want in (
-            ("value", fact.get("value"), expect.value),
-            ("attempted", fact.get("attempted"), expect.attempted),
-            ("ok", fact.get("ok"), expect.ok),
-        ):
-            self.field(prefix, name, mine, canon.get(name) if usable and canon else None, usable, want)
-        self.field(prefix, "kind", kind, canon_kind, usable, expect.kind)
-        if usable and canon is not None and canon.get("logged") and not fact.get("logged"):
-            self.say(f"{prefix}the evidence was not logged as a warning, the canonical logs it")
+        usable = canon if canon is not None and "hung" not in canon and "raised" not in canon else None
+        theirs: CallFact = usable if usable is not None else {}
+        has_canon = usable is not None
+        self.field(tier, prefix, "value", fact.get("value"), theirs.get("value"), has_canon, expect.value)
+        self.field(
+            tier, prefix, "attempted", fact.get("attempted"), theirs.get("attempted"), has_canon, expect.attempted
+        )
+        self.field(tier, prefix, "ok", fact.get("ok"), theirs.get("ok"), has_canon, expect.ok)
+        if kind != "unrecognised":
+            canon_kind = error_kind(theirs.get("error"))[0] if has_canon else None
+            kind_tier: Tier = tier if {kind, expect.kind, canon_kind} & _TABLE_KINDS else "parity"
+            self.field(kind_tier, prefix, "kind", kind, canon_kind, has_canon, expect.kind)
+        if theirs.get("logged") and not fact.get("logged"):
+            self.say(
+                "parity", f"{prefix}logged", f"{prefix}the evidence was not logged as a warning, the canonical logs it"
+            )
         if expect.detail is not None and kind != "none" and not re.search(expect.detail, detail):
-            self.say(f"{prefix}detail {detail!r} does not match /{expect.detail}/")
-        if expect.within and fact.get("elapsed", 0) > expect.within:
-            self.say(f"{prefix}took {fact['elapsed']:.2f} s, ceiling {expect.within:g} s")
+            text = f"{prefix}detail {detail!r} does not match /{expect.detail}/"
+            self.say("parity", f"{prefix}detail", text, expect.detail, detail)
+        elapsed = fact.get("elapsed", 0.0)
+        if expect.within and elapsed > expect.within:
+            self.say(
+                "safety",
+                f"{prefix}elapsed",
+                f"{prefix}took {elapsed:.2f} s, ceiling {expect.within:g} s",
+                expect.within,
+                elapsed,
+            )
         error = fact.get("error")
-        if error is not None and fact.get("attempted") and kind not in ("unrecognised",):
+        if kind == "unrecognised":
+            self.say("contract", f"{prefix}error", f"{prefix}error is not an evidence line: {error!r}", None, error)
+        elif error is not None and fact.get("attempted"):
             start = f"mode={self.scenario.mode} / POST {endpoint} "
             if not error.startswith(start):
-                self.say(f"{prefix}evidence does not start with {start.strip()!r}: {error!r}")
-        elif kind == "unrecognised":
-            self.say(f"{prefix}error is not an evidence line: {error!r}")
-        if fact.get("leaks") and self.scenario.no_secret:
-            self.say(f"{prefix}a secret leaked into the error ({', '.join(fact['leaks'])})")
-        if fact.get("unprintable"):
-            self.say(f"{prefix}the error holds control characters {' '.join(fact['unprintable'])}")
+                text = f"{prefix}evidence does not start with {start.strip()!r}: {error!r}"
+                self.say("contract", f"{prefix}error", text, start.strip(), error)
+        leaks = fact.get("leaks", [])
+        if leaks and self.scenario.no_secret:
+            text = f"{prefix}a secret leaked into the error ({', '.join(leaks)})"
+            self.say("contract", f"{prefix}error", text, "no secret", ", ".join(leaks))
+        unprintable = fact.get("unprintable", [])
+        if unprintable:
+            text = f"{prefix}the error holds control characters {' '.join(unprintable)}"
+            self.say("contract", f"{prefix}error", text, "one printable line", " ".join(unprintable))
 
-    def calls(self, observed: Mapping[str, Any], canonical: Mapping[str, Any] | None) -> None:
+    def calls(self, observed: ScenarioFacts, canonical: ScenarioFacts | None) -> None:
         facts = observed.get("calls", [])
-        canon_facts = (canonical or {}).get("calls", [])
+        canon_facts = canonical.get("calls", []) if canonical is not None else []
         endpoint = observed.get("endpoint", "")
         for index, fact in enumerate(facts):
             canon = canon_facts[index] if index < len(canon_facts) else None
             self.call(index, fact, canon, endpoint)
         if len(facts) < len(self.scenario.calls) and not any("hung" in f or "raised" in f for f in facts):
-            self.say(f"made {len(facts)} of {len(self.scenario.calls)} calls")
-        requests = observed.get("requests")
-        canon_requests = (canonical or {}).get("requests")
-        self.field("", "requests", requests, canon_requests, canonical is not None, self.scenario.requests)
+            text = f"made {len(facts)} of {len(self.scenario.calls)} calls"
+            self.say("contract", "calls", text, len(self.scenario.calls), len(facts))
+        canon_requests = canonical.get("requests") if canonical is not None else None
+        self.field(
+            self.scenario.tier,
+            "",
+            "requests",
+            observed.get("requests"),
+            canon_requests,
+            canonical is not None,
+            self.scenario.requests,
+        )
 
     # -- advisories ------------------------------------------------------------
 
-    def severity(self, prefix: str, word: Any, canon: Mapping[str, Any] | None, want: Any) -> None:
+    def severity(self, prefix: str, word: Scalar, canon: AdvisorySummary | None, want: Scalar) -> None:
         """One message for a severity that differs, saying when it is not a contract word at all."""
         note = "" if word in SEVERITY_WORDS else f" (not one of the contract's words: {', '.join(SEVERITY_WORDS)})"
-        if canon is not None and word != canon.get("severity"):
-            self.say(f"{prefix}severity={_show(word)}, canonical says {_show(canon.get('severity'))}{note}")
+        where = f"{prefix}severity"
+        if canon is not None and word != canon["severity"]:
+            text = f"{prefix}severity={_show(word)}, canonical says {_show(canon['severity'])}{note}"
+            self.say("contract", where, text, canon["severity"], word)
         elif want is not None and word != want:
-            self.say(f"{prefix}severity={_show(word)}, expected {_show(want)}{note}")
+            self.say("contract", where, f"{prefix}severity={_show(word)}, expected {_show(want)}{note}", want, word)
         elif note:
-            self.say(f"{prefix}severity={_show(word)}{note}")
+            self.say("contract", where, f"{prefix}severity={_show(word)}{note}", None, word)
 
-    def advisories(self, observed: Mapping[str, Any], canonical: Mapping[str, Any] | None) -> None:
+    def advisories(self, observed: ScenarioFacts, canonical: ScenarioFacts | None) -> None:
         got = observed.get("advisories", [])
-        canon_all = (canonical or {}).get("advisories")
+        canon_all = canonical.get("advisories") if canonical is not None else None
         for index, want in enumerate(self.scenario.advisories):
             prefix = f"advisory {index + 1}: "
+            where = f"advisory {index + 1}"
             mine = got[index] if index < len(got) else None
             canon = canon_all[index] if canon_all is not None and index < len(canon_all) else None
             has_canon = canon_all is not None
             if mine is None:
                 if has_canon and canon is not None:
-                    self.say(f"{prefix}none, canonical says severity={canon.get('severity')}")
+                    text = f"{prefix}none, canonical says severity={canon['severity']}"
+                    self.say("contract", where, text, canon["severity"], None)
                 elif want is not None:
-                    self.say(f"{prefix}none, expected severity={want.get('severity')}")
+                    self.say("contract", where, f"{prefix}none, expected severity={want.get('severity')}", None, None)
                 continue
             if has_canon and canon is None:
-                self.say(f"{prefix}severity={mine.get('severity')}, canonical gives no advisory")
+                text = f"{prefix}severity={mine['severity']}, canonical gives no advisory"
+                self.say("contract", where, text, None, mine["severity"])
                 continue
             if want is None and not has_canon:
-                self.say(f"{prefix}severity={mine.get('severity')}, expected none")
-                continue
-            self.severity(prefix, mine.get("severity"), canon, (want or {}).get("severity"))
-            for name in ("reason", "degraded"):
-                self.field(
-                    prefix,
-                    name,
-                    mine.get(name),
-                    canon.get(name) if canon else None,
-                    canon is not None,
-                    (want or {}).get(name),
+                self.say(
+                    "contract", where, f"{prefix}severity={mine['severity']}, expected none", None, mine["severity"]
                 )
-            keys = set(mine.get("keys", []))
+                continue
+            expected = want or {}
+            self.severity(prefix, mine["severity"], canon, expected.get("severity"))
+            has = canon is not None
+            reason, degraded = (canon["reason"], canon["degraded"]) if canon is not None else (None, None)
+            self.field("contract", prefix, "reason", mine["reason"], reason, has, expected.get("reason"))
+            self.field("contract", prefix, "degraded", mine["degraded"], degraded, has, expected.get("degraded"))
+            keys = set(mine["keys"])
             lacking = sorted(CONTRACT_KEYS - keys)
             if lacking:
-                self.say(f"{prefix}the payload lacks {', '.join(lacking)}")
-            if canon is not None and keys != set(canon.get("keys", [])):
+                self.say("contract", f"{where} keys", f"{prefix}the payload lacks {', '.join(lacking)}", None, None)
+            if canon is not None and keys != set(canon["keys"]):
                 extra = sorted(keys - set(canon["keys"]))
                 gone = sorted(set(canon["keys"]) - keys)
                 words = [f"+{k}" for k in extra] + [f"-{k}" for k in gone]
-                self.say(f"{prefix}payload keys differ from the canonical's: {' '.join(words)}")
+                text = f"{prefix}payload keys differ from the canonical's: {' '.join(words)}"
+                self.say("parity", f"{where} keys", text, None, " ".join(words))
 
 
-def judge(scenario: Scenario, observed: Mapping[str, Any], canonical: Mapping[str, Any] | None) -> Verdict:
+def _loggers(names: list[str]) -> str:
+    """`` of <logger>, ...``: whose records they were (the copy's own, or httpx's request log it drives)."""
+    return f" of {', '.join(names)}" if names else ""
+
+
+def judge(scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts | None) -> Verdict:
     """The verdict on one copy's *observed* facts for *scenario*.
 
     *canonical* is the canonical client's observation of the same scenario
@@ -216,17 +328,27 @@ def judge(scenario: Scenario, observed: Mapping[str, Any], canonical: Mapping[st
     if canonical is not None and ("stale" in canonical or "raised" in canonical or "hung" in canonical):
         canonical = None
     if observed.get("stale"):
-        judge.say("no embed_with_outcome: a stale copy (plait sync or plait vendor brings it)")
+        judge.say(
+            "contract",
+            "embed_with_outcome",
+            "no embed_with_outcome: a stale copy (plait sync or plait vendor brings it)",
+        )
     elif "raised" in observed:
-        judge.say(f"the scenario could not run: {observed['raised']}")
+        judge.say("contract", "raised", f"the scenario could not run: {observed['raised']}")
     elif "hung" in observed:
-        judge.say(f"{observed['hung']}: the call ignores its {scenario.timeout:g} s deadline")
+        judge.say("safety", "elapsed", f"{observed['hung']}: the call ignores its {scenario.timeout:g} s deadline")
     elif scenario.kind == "advisory":
         judge.advisories(observed, canonical)
     else:
         judge.calls(observed, canonical)
-    if scenario.no_secret and observed.get("log_leaks"):
-        judge.say(f"a secret leaked into a log record ({', '.join(observed['log_leaks'])})")
-    if observed.get("log_unprintable"):
-        judge.say(f"a log record holds control characters {' '.join(observed['log_unprintable'])}")
-    return Verdict(DIVERGE if judge.problems else PASS, judge.problems, dict(observed))
+    log_leaks = observed.get("log_leaks", [])
+    if scenario.no_secret and log_leaks:
+        of = _loggers(observed.get("log_leak_sources", []))
+        text = f"a secret leaked into a log record{of} ({', '.join(log_leaks)})"
+        judge.say("contract", "log", text, "no secret", ", ".join(log_leaks))
+    log_unprintable = observed.get("log_unprintable", [])
+    if log_unprintable:
+        of = _loggers(observed.get("log_unprintable_sources", []))
+        text = f"a log record{of} holds control characters {' '.join(log_unprintable)}"
+        judge.say("contract", "log", text, "printable lines", " ".join(log_unprintable))
+    return Verdict(_status(judge.problems), judge.problems, observed)

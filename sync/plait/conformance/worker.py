@@ -12,8 +12,15 @@ The worker observes and never judges: it returns what each call did,
 normalised (the value's shape, attempted/ok, the evidence line's type, the
 wall time, whether a secret showed in the error or the logs, whether the
 line is printable), and `verdicts` compares that with the scenario and with
-the canonical client.  It imports nothing of plait but the servers, and
-httpx only when a scenario wraps a transport, so it measures the copy alone.
+the canonical client.  It imports nothing of plait but the servers and the
+standard-library modules `wire` and `options`, and httpx only when a
+scenario wraps a transport, so it measures the copy alone.
+
+A copy is taken as it is built: the module holding ``EmbeddingClient`` is
+imported (the runner found it by reading the source), each option a
+scenario sets goes under the keyword the copy's constructor takes for it,
+and the client is opened with ``async with`` or ``initialize()`` and closed
+the same way.
 
 Everything sent back is normalised so that copies compare: the servers'
 ephemeral ports become ``{host}``, the socket directory ``{uds}``, and a
@@ -37,11 +44,23 @@ import time
 import unicodedata
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
-from types import SimpleNamespace
-from typing import Any
+from types import ModuleType, SimpleNamespace
+from typing import Any, cast
 from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlsplit
 
+from .options import IDEAS, keyword_for
 from .servers import EmbeddingServer, api_vector_for, closed_port, vector_for
+from .wire import (
+    AdvisorySummary,
+    CallFact,
+    OutcomeWire,
+    Request,
+    Scalar,
+    ScenarioFacts,
+    ScenarioWire,
+    SettingsWire,
+    WorkerResult,
+)
 
 __all__ = ["main", "secret_spellings"]
 
@@ -112,41 +131,43 @@ class _Capture(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
-        self.records: dict[str, list[tuple[int, str]]] = {}
+        self.records: dict[str, list[tuple[int, str, str]]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             message = record.getMessage()
         except Exception as exc:  # a copy's bad format string is a finding, not our crash
             message = f"<unformattable log record: {type(exc).__name__}>"
-        self.records.setdefault(_SCENARIO.get(), []).append((record.levelno, message))
+        self.records.setdefault(_SCENARIO.get(), []).append((record.levelno, record.name, message))
+
+
+def _server(settings: SettingsWire, unix_path: str | None = None) -> EmbeddingServer:
+    """A server that misbehaves as *settings* say, on TCP or on the unix socket *unix_path*."""
+    return EmbeddingServer(
+        width=settings["width"],
+        slow_seconds=settings["slow_seconds"],
+        drip_interval=settings["drip_interval"],
+        drip_seconds=settings["drip_seconds"],
+        oversize_bytes=settings["oversize_bytes"],
+        bomb_bytes=settings["bomb_bytes"],
+        unix_path=unix_path,
+    )
 
 
 class _Servers:
     """The real backends of one run: HTTP on an ephemeral port, a unix socket, a refusing port."""
 
-    def __init__(self, settings: dict[str, Any], stack: ExitStack) -> None:
-        knobs = {
-            key: settings[key]
-            for key in (
-                "width",
-                "slow_seconds",
-                "drip_interval",
-                "drip_seconds",
-                "oversize_bytes",
-                "bomb_bytes",
-            )
-        }
+    def __init__(self, settings: SettingsWire, stack: ExitStack) -> None:
         self.width = int(settings["width"])
-        self.tcp = stack.enter_context(EmbeddingServer(**knobs))
+        self.tcp = stack.enter_context(_server(settings))
         # sun_path holds ~108 bytes: a short directory under /tmp, not pytest's.
         self.folder = tempfile.mkdtemp(prefix="plait-conform-", dir="/tmp")
         stack.callback(shutil.rmtree, self.folder, True)
-        self.uds = stack.enter_context(EmbeddingServer(unix_path=os.path.join(self.folder, "embed.sock"), **knobs))
+        self.uds = stack.enter_context(_server(settings, os.path.join(self.folder, "embed.sock")))
         self.missing_socket = os.path.join(self.folder, "nobody-listens.sock")
         self.refused_url = stack.enter_context(closed_port())
 
-    def url_for(self, scenario: dict[str, Any]) -> tuple[str, str, EmbeddingServer | None]:
+    def url_for(self, scenario: ScenarioWire) -> tuple[str, str, EmbeddingServer | None]:
         """(URL, uds path, server) of *scenario*, its template filled in."""
         server = self.uds if scenario["mode"] == "uds" else self.tcp
         behaviour = scenario["server"]
@@ -203,7 +224,7 @@ def _expected_vectors(texts: list[str], mode: str, width: int) -> list[list[floa
     return [vector_for(text, width) for text in texts]
 
 
-def _shape(value: Any, texts: list[str], mode: str, width: int) -> str:
+def _shape(value: object, texts: list[str], mode: str, width: int) -> str:
     """``None``, ``[]``, ``<n>x<w>`` when the vectors are the server's, else what it is."""
     if value is None:
         return "None"
@@ -211,17 +232,18 @@ def _shape(value: Any, texts: list[str], mode: str, width: int) -> str:
         return "[]"
     if not isinstance(value, list) or not all(isinstance(row, list) for row in value):
         return f"<{type(value).__name__}>"
-    widths = {len(row) for row in value}
-    shape = f"{len(value)}x{widths.pop()}" if len(widths) == 1 else f"{len(value)} ragged rows"
+    rows = cast(list[list[object]], value)
+    widths = {len(row) for row in rows}
+    shape = f"{len(rows)}x{widths.pop()}" if len(widths) == 1 else f"{len(rows)} ragged rows"
     expected = _expected_vectors(texts, mode, width)
-    same = len(value) == len(expected) and all(
+    same = len(rows) == len(expected) and all(
         len(row) == len(want) and all(_near(a, b) for a, b in zip(row, want, strict=True))
-        for row, want in zip(value, expected, strict=True)
+        for row, want in zip(rows, expected, strict=True)
     )
     return shape if same else f"{shape} (not the server's vectors)"
 
 
-def _near(a: Any, b: float) -> bool:
+def _near(a: object, b: float) -> bool:
     return isinstance(a, float) and not isinstance(a, bool) and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
 
@@ -229,7 +251,7 @@ def _cannot_format(self: BaseException) -> str:
     raise RuntimeError("this exception's message cannot be formatted")
 
 
-def _unprintable_transport(socket_path: str) -> Any:
+def _unprintable_transport(socket_path: str) -> object:
     """A real transport whose failures come out as an exception whose ``str()`` raises.
 
     No server can make httpx raise such a thing over a socket (httpcore wraps
@@ -265,68 +287,94 @@ def _describe(exc: BaseException) -> str:
 
 
 class _Copy:
-    """The imported copy and what it can do, found by looking, never by its name."""
+    """The imported copy and what it can do, found by looking at it, never by its name.
 
-    def __init__(self, package: str) -> None:
-        self.package = importlib.import_module(package)
-        client = getattr(self.package, "EmbeddingClient", None)
+    *module* holds ``EmbeddingClient``; *health_module*, when the copy has
+    one, ``EmbeddingHealth``.  Which constructor keyword carries each of the
+    contract's ideas comes from the client's signature (`options`).
+    """
+
+    def __init__(self, module: str, health_module: str | None) -> None:
+        self.module = importlib.import_module(module)
+        client = getattr(self.module, "EmbeddingClient", None)
         if not inspect.isclass(client):
-            raise ImportError(f"{package} exports no EmbeddingClient")
+            raise ImportError(f"{module} exports no EmbeddingClient")
+        # A copy's own class: what it takes and returns is only known by calling it.
         self.client: Any = client
         try:
-            parameters = set(inspect.signature(client).parameters)
+            parameters = list(inspect.signature(client).parameters)
         except (TypeError, ValueError):
-            parameters = set()
-        self.parameters = parameters
-        self.health: Any = None
-        try:
-            self.health = importlib.import_module(f"{package}.health")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{package}.health":
-                raise
-        capabilities = {
+            parameters = []
+        self.health: ModuleType | None = importlib.import_module(health_module) if health_module else None
+        self.keywords = {idea: kw for idea in IDEAS if (kw := keyword_for(idea, parameters)) is not None}
+        self.capabilities = {
             "embed_with_outcome": callable(getattr(client, "embed_with_outcome", None)),
             # The sibling's unix-socket transport: a client that takes a socket path.
             "uds": "uds_path" in parameters,
             "transport": "transport" in parameters,
             "health": self.health is not None and inspect.isclass(getattr(self.health, "EmbeddingHealth", None)),
+            **{idea: idea in self.keywords for idea in IDEAS},
         }
-        self.capabilities = capabilities
 
-    def outcome(self, fields: dict[str, Any]) -> Any:
+    def outcome(self, fields: OutcomeWire) -> object:
         """An outcome given as data, built with the copy's own `EmbedOutcome` when it has one."""
-        made = getattr(self.package, "EmbedOutcome", None)
-        if made is None:
-            return SimpleNamespace(**fields)
-        return made(fields["attempted"], fields["ok"], fields["error"])
+        for home in (self.module, self.health):
+            made = getattr(home, "EmbedOutcome", None) if home is not None else None
+            if made is not None:
+                return made(fields["attempted"], fields["ok"], fields["error"])
+        return SimpleNamespace(**fields)
 
 
 @dataclass
 class _Setup:
-    """One scenario's client, made before any call starts, and what judging its calls needs."""
+    """One scenario's client, made and opened before any call starts, and what judging its calls needs.
 
-    scenario: dict[str, Any]
+    entered: it was opened with ``__aenter__``, so it is closed with
+    ``__aexit__`` (else with ``close()``, when it has one).
+    """
+
+    scenario: ScenarioWire
     client: Any = None
     server: EmbeddingServer | None = None
     endpoint: str = ""
     spellings: set[str] = field(default_factory=set)
     failed: str | None = None
+    entered: bool = False
 
 
 class _Run:
-    def __init__(self, copy: _Copy, servers: _Servers, settings: dict[str, Any], capture: _Capture) -> None:
+    def __init__(self, copy: _Copy, servers: _Servers, settings: SettingsWire, capture: _Capture) -> None:
         self.copy = copy
         self.servers = servers
         self.settings = settings
         self.capture = capture
 
-    async def setup(self, scenario: dict[str, Any]) -> _Setup:
+    def arguments(self, scenario: ScenarioWire, url: str, socket_path: str) -> dict[str, object]:
+        """The constructor's keywords for *scenario*: the contract's, and each option under the copy's own name."""
+        mode = scenario["mode"]
+        kwargs: dict[str, object] = {
+            "http_url": "" if mode == "api" else url,
+            "api_url": url if mode == "api" else "",
+            "api_key": scenario["api_key"],
+            "model": scenario["model"],
+            "timeout": scenario["timeout"],
+        }
+        # Every idea is in the copy's keywords here: a scenario whose option it cannot take does not run.
+        kwargs |= {self.copy.keywords[idea]: value for idea, value in scenario["options"].items()}
+        if mode == "uds":
+            kwargs["uds_path"] = socket_path
+        if scenario["wrap"] == "unprintable":
+            kwargs["transport"] = _unprintable_transport(socket_path)
+        return kwargs
+
+    async def setup(self, scenario: ScenarioWire) -> _Setup:
         """Make and open the scenario's client, as *scenario* configures it.
 
         Every client is made before any call starts: making one is
         synchronous work (httpx loads the CA bundle for each transport) that
         would otherwise stall the other scenarios' calls and eat into their
-        deadlines.
+        deadlines.  A client is opened the way it offers: ``async with``
+        (``__aenter__``), else ``initialize()``, else not at all.
         """
         url, socket_path, server = self.servers.url_for(scenario)
         setup = _Setup(scenario, server=server, endpoint=_safe_endpoint(url))
@@ -334,24 +382,16 @@ class _Run:
             return setup  # a stale copy: nothing to call
         secrets = _secrets_of(url, scenario["api_key"], scenario["secrets"])
         setup.spellings = set().union(*(secret_spellings(s) for s in secrets))
-        mode = scenario["mode"]
-        kwargs: dict[str, Any] = {
-            "http_url": "" if mode == "api" else url,
-            "api_url": url if mode == "api" else "",
-            "api_key": scenario["api_key"],
-            "model": scenario["model"],
-            "timeout": scenario["timeout"],
-            **scenario["options"],
-        }
-        if mode == "uds":
-            kwargs["uds_path"] = socket_path
-        if scenario["wrap"] == "unprintable":
-            kwargs["transport"] = _unprintable_transport(socket_path)
         _SCENARIO.set(scenario["name"])
         try:
-            setup.client = self.copy.client(mode, **kwargs)
+            setup.client = self.copy.client(scenario["mode"], **self.arguments(scenario, url, socket_path))
+            enter = getattr(setup.client, "__aenter__", None)
             initialize = getattr(setup.client, "initialize", None)
-            if initialize is not None:
+            if enter is not None:
+                opened = await enter()
+                setup.entered = True
+                setup.client = opened if opened is not None else setup.client
+            elif initialize is not None:
                 await initialize()
         except Exception as exc:  # a copy whose constructor refuses the contract's arguments
             setup.failed = self.servers.normalise(_masked(_describe(exc), setup.spellings))
@@ -366,12 +406,12 @@ class _Run:
             return None, time.monotonic() - started, f"still running after {self.settings['guard']:g} s"
         return result, time.monotonic() - started, None
 
-    def observe_call(self, value: Any, outcome: Any, texts: list[str], setup: _Setup) -> dict[str, Any]:
+    def observe_call(self, value: object, outcome: object, texts: list[str], setup: _Setup) -> CallFact:
         error = getattr(outcome, "error", None)
-        fact: dict[str, Any] = {
+        fact: CallFact = {
             "value": _shape(value, texts, setup.scenario["mode"], self.servers.width),
-            "attempted": getattr(outcome, "attempted", None),
-            "ok": getattr(outcome, "ok", None),
+            "attempted": _scalar(getattr(outcome, "attempted", None)),
+            "ok": _scalar(getattr(outcome, "ok", None)),
             "error": None,
             "leaks": [],
             "unprintable": [],
@@ -383,34 +423,41 @@ class _Run:
             fact["error"] = self.servers.normalise(_masked(text, setup.spellings))
         return fact
 
-    async def scenario(self, setup: _Setup) -> dict[str, Any]:
+    async def scenario(self, setup: _Setup) -> ScenarioFacts:
         """Run one prepared scenario and gather its facts, its log records included."""
         scenario = setup.scenario
         _SCENARIO.set(scenario["name"])
+        raw_errors: list[str | None] = []
         try:
             if setup.failed is not None:
-                result: dict[str, Any] = {"raised": setup.failed}
+                result: ScenarioFacts = {"raised": setup.failed}
             elif scenario["kind"] == "advisory":
                 result = await self.advisory(setup)
             else:
-                result = await self.calls(setup)
+                result = await self.calls(setup, raw_errors)
         except Exception as exc:  # a copy that breaks the runner's own calls: a finding for this scenario only
             result = {"raised": self.servers.normalise(_masked(_describe(exc), setup.spellings))}
         finally:
-            await _close(setup.client)
+            await _close(setup)
         logs = self.capture.records.get(scenario["name"], [])
-        result["log_leaks"] = sorted({_how(form) for _, m in logs for form in _leaks(m, setup.spellings)})
-        result["log_unprintable"] = sorted({c for _, m in logs for c in _unprintable(m)})
-        warnings = {m for level, m in logs if level >= logging.WARNING}
-        for call in result.get("calls", []):
-            call["logged"] = call.pop("_raw_error", None) in warnings
+        leaking = [(name, form) for _, name, m in logs for form in _leaks(m, setup.spellings)]
+        unprintable = [(name, c) for _, name, m in logs for c in _unprintable(m)]
+        result["log_leaks"] = sorted({_how(form) for _, form in leaking})
+        result["log_unprintable"] = sorted({c for _, c in unprintable})
+        # Which loggers: a copy's own, or a library's it drives (httpx logs every request's URL at INFO).
+        result["log_leak_sources"] = sorted({name for name, _ in leaking})
+        result["log_unprintable_sources"] = sorted({name for name, _ in unprintable})
+        warnings = {m for level, _, m in logs if level >= logging.WARNING}
+        for call, raw in zip(result.get("calls", []), raw_errors, strict=False):
+            call["logged"] = raw in warnings
         return result
 
-    async def calls(self, setup: _Setup) -> dict[str, Any]:
+    async def calls(self, setup: _Setup, raw_errors: list[str | None]) -> ScenarioFacts:
+        """Every call of *setup*'s scenario, in order; *raw_errors* gets each call's error as the copy wrote it."""
         if not self.copy.capabilities["embed_with_outcome"]:
             return {"stale": True}
         scenario = setup.scenario
-        facts: list[dict[str, Any]] = []
+        facts: list[CallFact] = []
         try:
             for call in scenario["calls"]:
                 texts = list(call["texts"])
@@ -421,7 +468,8 @@ class _Run:
                 value, outcome = answer
                 fact = self.observe_call(value, outcome, texts, setup)
                 fact["elapsed"] = round(seconds, 3)
-                fact["_raw_error"] = getattr(outcome, "error", None)
+                raw = getattr(outcome, "error", None)
+                raw_errors.append(raw if isinstance(raw, str) else None)
                 facts.append(fact)
         except Exception as exc:
             facts.append({"raised": self.servers.normalise(_masked(_describe(exc), setup.spellings))})
@@ -432,14 +480,16 @@ class _Run:
             "requests": self.servers.requests_with(setup.server, sent),
         }
 
-    async def advisory(self, setup: _Setup) -> dict[str, Any]:
+    async def advisory(self, setup: _Setup) -> ScenarioFacts:
+        assert self.copy.health is not None  # advisory scenarios need health: they do not run without it
         health = self.copy.health.EmbeddingHealth()
-        advisories: list[dict[str, Any] | None] = []
-        for action, value in setup.scenario["steps"]:
+        advisories: list[AdvisorySummary | None] = []
+        for step in setup.scenario["steps"]:
+            action, value = step["action"], step["value"]
             if action == "config":
                 health.observe_config(value)
             elif action == "outcome":
-                health.observe(self.copy.outcome(value))
+                health.observe(self.copy.outcome(cast(OutcomeWire, value)))
             elif action == "advise":
                 advisories.append(_summary(health.maybe_advisory(value or None)))
             else:
@@ -453,7 +503,14 @@ class _Run:
         return {"advisories": advisories}
 
 
-def _summary(payload: Any) -> dict[str, Any] | None:
+def _scalar(value: object) -> Scalar:
+    """*value* as JSON shows it: itself when it is a JSON scalar, else its type in angle brackets."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return f"<{type(value).__name__}>"
+
+
+def _summary(payload: object) -> AdvisorySummary | None:
     """What the advisory contract fixes: the keys and the severity word (plus reason, degraded)."""
     if payload is None:
         return None
@@ -461,9 +518,9 @@ def _summary(payload: Any) -> dict[str, Any] | None:
         return {"keys": [], "severity": f"<{type(payload).__name__}>", "reason": None, "degraded": None}
     return {
         "keys": sorted(str(k) for k in payload),
-        "severity": payload.get("severity"),
-        "reason": payload.get("reason"),
-        "degraded": payload.get("degraded"),
+        "severity": _scalar(payload.get("severity")),
+        "reason": _scalar(payload.get("reason")),
+        "degraded": _scalar(payload.get("degraded")),
     }
 
 
@@ -476,29 +533,34 @@ def _how(form: str) -> str:
     return "raw or decoded"
 
 
-async def _close(client: Any) -> None:
-    close = getattr(client, "close", None) if client is not None else None
-    if close is not None:
-        with suppress(Exception):  # closing is not what is under test
+async def _close(setup: _Setup) -> None:
+    """Close the client the way it was opened; closing is not what is under test."""
+    client = setup.client
+    if client is None:
+        return
+    with suppress(Exception):
+        if setup.entered:
+            await client.__aexit__(None, None, None)
+        elif (close := getattr(client, "close", None)) is not None:
             await close()
 
 
-async def _run_all(run: _Run, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+async def _run_all(run: _Run, scenarios: list[ScenarioWire]) -> dict[str, ScenarioFacts]:
     setups = [await run.setup(scenario) for scenario in scenarios]
     results = await asyncio.gather(*(run.scenario(setup) for setup in setups))
     return {s["name"]: r for s, r in zip(scenarios, results, strict=True)}
 
 
-def work(request: dict[str, Any]) -> dict[str, Any]:
+def work(request: Request) -> WorkerResult:
     """Run *request* (copy, settings, scenarios) in this process and return the facts."""
     target = request["target"]
     started = time.monotonic()
     sys.path.insert(0, target["sys_path"])
     try:
-        copy = _Copy(target["import_name"])
+        copy = _Copy(target["import_name"], target["health_module"])
     except Exception as exc:
         return {"error": f"cannot import {target['import_name']} from {target['sys_path']}: {_describe(exc)}"}
-    where = os.path.realpath(getattr(copy.package, "__file__", "") or "")
+    where = os.path.realpath(getattr(copy.module, "__file__", "") or "")
     expected = os.path.realpath(target["package_dir"])
     if not where.startswith(expected + os.sep):
         return {"error": f"{target['import_name']} was imported from {where}, not from {expected}"}
@@ -515,13 +577,14 @@ def work(request: dict[str, Any]) -> dict[str, Any]:
     return {
         "file": where,
         "capabilities": copy.capabilities,
+        "keywords": copy.keywords,
         "results": results,
         "elapsed": round(time.monotonic() - started, 3),
     }
 
 
-def _applies(scenario: dict[str, Any], capabilities: dict[str, bool]) -> bool:
-    return all(capabilities.get(need, False) for need in scenario.get("needs", []))
+def _applies(scenario: ScenarioWire, capabilities: dict[str, bool]) -> bool:
+    return all(capabilities.get(need, False) for need in scenario["needs"])
 
 
 def main() -> None:
@@ -529,7 +592,7 @@ def main() -> None:
     result_stream = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    request = json.load(sys.stdin)
+    request: Request = json.load(sys.stdin)
     result = work(request)
     json.dump(result, result_stream)
     result_stream.flush()
