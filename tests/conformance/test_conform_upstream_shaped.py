@@ -12,9 +12,10 @@ differences still listed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import os
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,27 @@ def conform(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+NO_NUMPY = '''"""numpy is absent: importing it fails exactly as it does where it is not installed."""
+
+raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+'''
+
+
 @pytest.fixture(scope="module")
-def shaped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The copy as found and as fixed, each in a directory of its own."""
-    # The copy imports numpy lazily in api mode; the violation is that it raises when numpy is absent.
-    assert importlib.util.find_spec("numpy") is None, "these tests need an environment without numpy"
+def shaped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """The copy as found and as fixed, each in a directory of its own.
+
+    The copy imports numpy lazily in api mode, and the violation is that it
+    raises when numpy is absent; so the workers run where numpy cannot be
+    imported, whether or not this machine has it installed.
+    """
     root = tmp_path_factory.mktemp("upstream-shaped")
-    return {"broken": shaped_copy(root / "broken"), "fixed": shaped_copy(root / "fixed", fixed=True)}
+    hidden = root / "no-numpy"
+    (hidden / "numpy").mkdir(parents=True)
+    (hidden / "numpy" / "__init__.py").write_text(NO_NUMPY)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hidden), os.environ.get("PYTHONPATH")])))
+        yield {"broken": shaped_copy(root / "broken"), "fixed": shaped_copy(root / "fixed", fixed=True)}
 
 
 @pytest.fixture(scope="module")
