@@ -400,7 +400,7 @@ def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_pa
 def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path):
     base, ours, theirs = files(BASE, OURS, THEIRS)
     # A bug outside the engine's own guard (which degrades to a line merge): in reading input.
-    broken = "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
+    broken = "import plait.cli.merge_run as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
     argv = [sys.executable, "-c", broken, "merge", str(base), str(ours), str(theirs)]
     proc = subprocess.run(argv, capture_output=True, text=True)
     assert proc.returncode == 2
