@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
@@ -201,14 +203,48 @@ def run_plain(argv: list[str]) -> None:
 _SIDE_LABEL = {"theirs": "applied", "ours": "kept", "both": "both"}
 
 
+# What an input or a target may be instead of a regular file, in the words of the error.
+_NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _require_regular(path: str, mode: int) -> None:
+    """Refuse what is not a regular file: reading a FIFO blocks, and writing "over" a device replaces it."""
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+    if os.path.islink(path):
+        raise PlaitError(f"leads to {os.path.realpath(path)}, {what}, not a regular file", path=path)
+    raise PlaitError(f"is {what}, not a regular file", path=path)
+
+
 def _read(path: str) -> str:
+    """The text of an input, which must be a regular file or a symlink to one.
+
+    Checked before opening (a FIFO would block the open), and again on the
+    open file, which is opened without blocking, in case the path was
+    swapped in between.
+    """
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
+        _require_regular(path, os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise PlaitError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise PlaitError("is a directory, not a file", path=path) from None
+    except OSError as exc:
+        raise PlaitError(exc.strerror or str(exc), path=path) from None
+    try:
+        _require_regular(path, os.fstat(fd).st_mode)
+    except PlaitError:
+        os.close(fd)
+        raise
+    try:
+        with open(fd, encoding="utf-8", newline="") as fh:
+            return fh.read()
     except UnicodeDecodeError as exc:
         raise PlaitError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except OSError as exc:
@@ -219,9 +255,18 @@ def _target(path: str) -> Path:
     """Where the result goes: through a symlink to its target, as `git merge-file` writes.
 
     Renaming a temporary file over the link itself would replace the link
-    with a regular file.
+    with a regular file; renaming it over what is not a regular file (a
+    FIFO, a device such as /dev/null) would replace that, so it is refused.
     """
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target  # a new file
+    except OSError as exc:
+        raise PlaitError(f"cannot write: {exc.strerror or exc}", path=path) from None
+    _require_regular(path, mode)
+    return target
 
 
 def summary(result: MergeResult, out: Output) -> None:
@@ -247,12 +292,13 @@ def run(args: MergeArgs, out: Output) -> NoReturn:
     names = (args.base, args.pathname or args.ours, args.theirs)
     try:
         texts = [_read(p) for p in (args.base, args.ours, args.theirs)]
+        target = None if args.to_stdout else _target(args.output or args.ours)
         result = merge3(texts[0], texts[1], texts[2], budget=args.budget, markers=markers, names=names)
         for note in result.notes:
             out.line(f"plait merge: {note}", stderr=True)
         written = None
-        if not args.to_stdout:
-            target = _target(args.output or args.ours)
+        if target is not None:
+            target = _target(args.output or args.ours)  # again: the merge took time
             try:
                 write_atomic(target, result.text)
             except OSError as exc:
