@@ -43,6 +43,16 @@ sample records wall and CPU time (this process plus finished children, so
 git's share counts); the table shows wall times and both ratios, and the
 verdicts use CPU time, which other load on a shared box inflates far less.
 
+First, start-up as git's merge driver (issues 7 and 17): whole `plait
+merge` processes as git's driver line starts them, on a one-line change each
+side, interleaved with a bare ``python -c pass``; the goal is a median at
+most 3.5x the bare interpreter's (see `startup`).
+
+Last, the budget (issue 14): ``merge3`` with its default 10 s budget on a
+20,000-line module of the moved variant (``--budget-lines``), whose
+structured merge alone would take about that long.  The whole call must end
+within the budget; the goal is on the slowest of 3 runs.
+
 Run: ``python benchmarks/merge_scaling.py [--sizes 100,500] [--repeat N]``.
 The whole run is capped (``--max-seconds``, default 240): a merge whose time,
 extrapolated from the sizes already measured, will not fit gets fewer
@@ -72,7 +82,7 @@ from pathlib import Path
 
 import libcst
 
-from plait.merge import merge3
+from plait.merge import DEFAULT_BUDGET, merge3
 
 SEED = 20240604
 DEFAULT_SIZES = (100, 500, 1000, 2000, 5000)
@@ -701,6 +711,12 @@ def main(argv: list[str] | None = None) -> int:
         default=21,
         help="plait merge processes started for the start-up goal (0 skips it)",
     )
+    parser.add_argument(
+        "--budget-lines",
+        type=int,
+        default=BUDGET_LINES,
+        help=f"size of the module merged against the whole budget (default {BUDGET_LINES}; 0 skips it)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -773,10 +789,40 @@ def main(argv: list[str] | None = None) -> int:
                 dump(Path(args.dump), case)
     if rows:  # --sizes '' measures start-up only
         report(rows)
+        print()
+    if args.budget_lines:
+        budget_case(args.budget_lines, BUDGET_REPEAT)
     return 0
 
 
 STARTUP_GOAL_RATIO = 3.5
+BUDGET_LINES = 20000
+BUDGET_REPEAT = 3
+
+
+def budget_case(lines: int, repeat: int) -> None:
+    """The whole merge against its budget (issue 14): a module too big to merge structurally in time.
+
+    merge3 with the default budget on the moved variant of about `lines`
+    lines, whose structured merge (parsing alone) takes about as long as the
+    budget: the whole call, parse, audits and fallback included, must end
+    within the budget.  The goal is on the slowest of `repeat` runs.
+    """
+    case = build(lines, "moved")
+    runs: list[tuple[float, str]] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = merge3(case.base, case.ours, case.theirs)
+        runs.append((time.perf_counter() - started, result.strategy))
+    slowest = max(wall for wall, _ in runs)
+    strategies = ", ".join(sorted({strategy for _, strategy in runs}))
+    print(
+        f"budget: {case.lines} lines (moved), the whole merge3 against its {DEFAULT_BUDGET:g} s budget, {repeat} runs: "
+        f"median {statistics.median(w for w, _ in runs):.2f} s, slowest {slowest:.2f} s ({strategies})"
+    )
+    verdict = "PASS" if slowest <= DEFAULT_BUDGET else "MISS"
+    print(f"goal: the whole merge within its budget: {slowest:.2f} s <= {DEFAULT_BUDGET:g} s  {paint(verdict)}")
+    print()
 
 
 def plait_command() -> list[str]:
