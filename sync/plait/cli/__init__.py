@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import click
@@ -28,8 +29,9 @@ COLOR_CHOICES = ("auto", "always", "never")
 class CommandSpec(NamedTuple):
     """Where a command lives, and what it does in one line.
 
-    The one line is here, not read from the command, so `plait --help` lists
-    every command without importing any.
+    The one line is declared here and nowhere else: `plait --help` lists it
+    without importing any command, and `command` opens the command's own
+    `--help` with it.
     """
 
     module: str
@@ -65,8 +67,27 @@ COMMANDS: dict[str, CommandSpec] = {
     "conform": CommandSpec(
         "conform_cmd", "conform_command", "Run the conformance scenarios in every copy, against real servers."
     ),
-    "demo": CommandSpec("demo_cmd", "demo", "Show status, sync and diff on a temporary copy of the workspace."),
+    "demo": CommandSpec(
+        "demo_cmd",
+        "demo",
+        "Show status, sync, vendor, check, conform and diff on a temporary copy of the workspace.",
+    ),
 }
+
+
+def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """`click.command` for the command *name*, with its summary from `COMMANDS` and its docstring after it."""
+    import inspect
+
+    import click
+
+    summary = COMMANDS[name].summary
+
+    def decorate(fn: Callable[..., Any]) -> click.Command:
+        details = inspect.cleandoc(fn.__doc__ or "")
+        return click.command(name, short_help=summary, help=f"{summary}\n\n{details}")(fn)
+
+    return decorate
 
 
 def __getattr__(name: str) -> click.Group:

@@ -22,6 +22,7 @@ from ..conformance import (
 )
 from ..errors import PlaitError
 from ..workspace import CANONICAL, Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 
@@ -57,7 +58,7 @@ def _targets(
     return reference + named, manifest
 
 
-@click.command("conform", short_help="Run the conformance scenarios in every copy of the client.")
+@command("conform")
 @click.argument("copies", nargs=-1)
 @click.option(
     "--path",

@@ -24,7 +24,6 @@ class _LazyGroup(click.Group):
         if spec is None:
             return None
         command: click.Command = getattr(importlib.import_module(f"{__package__}.{spec.module}"), spec.attribute)
-        command.short_help = spec.summary
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from . import command
 from .merge_run import OPTIONS, MergeArgs, Option, run, seconds
 from .output import Output, output_options
 
@@ -51,7 +52,7 @@ def _options(fn: F) -> F:
     return fn
 
 
-@click.command("merge")
+@command("merge")
 @click.argument("base")
 @click.argument("ours")
 @click.argument("theirs")

@@ -475,21 +475,6 @@ def test_json_carries_the_schema_and_its_inputs_compact_unless_pretty(files):
     assert pretty.stdout.count("\n") > 10 and json.loads(pretty.stdout) == data
 
 
-def test_help_keeps_the_git_driver_line_whole_and_every_command_has_a_short_help():
-    runner = CliRunner()
-    merge_help = runner.invoke(cli, ["merge", "--help"], terminal_width=60).output
-    assert "git config merge.plait.driver 'plait merge %O %A %B -L %L -P %P'" in merge_help
-    top = runner.invoke(cli, ["--help"]).output
-    from plait.cli import COMMANDS
-
-    for name, (_module, _attr, short) in COMMANDS.items():
-        assert f"{name}  " in top and short[:30] in top
-    version = runner.invoke(cli, ["-V"])
-    from importlib.metadata import version as dist_version
-
-    assert version.exit_code == 0 and dist_version("plait") in version.output
-
-
 # ---------------------------------------------------------------------------
 # Inputs and targets that are not regular files: refused, exit 2, nothing written
 # ---------------------------------------------------------------------------
