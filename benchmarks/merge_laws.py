@@ -44,11 +44,16 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import math
 import multiprocessing
 import os
 import random
+import shutil
+import statistics
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -460,6 +465,7 @@ class Job:
     kinds: tuple[str, ...]
     deadline: float
     merge: MergeFunction | None = None
+    keep: int = 0  # cases whose texts come back, to be merged again as whole processes
 
 
 @dataclass
@@ -470,6 +476,7 @@ class ModuleReport:
     kinds: list[str] = field(default_factory=list)  # kinds that produced a case
     unfinished: int = 0  # cases not merged because time ran out
     error: str = ""  # the harness itself failed on this module
+    kept: list[Case] = field(default_factory=list)  # a seeded sample of its cases (Job.keep)
 
 
 def check_module(job: Job) -> ModuleReport:
@@ -486,6 +493,7 @@ def check_module(job: Job) -> ModuleReport:
         return report
     report.kinds = sorted({case.kind for case in cases})
     report.verdicts, report.unfinished = check_cases(cases, merge, deadline=job.deadline)
+    report.kept = random.Random(f"{job.seed}:{job.name}:process").sample(cases, min(job.keep, len(cases)))
     return report
 
 
@@ -555,8 +563,13 @@ def run(
     max_lines: int = MAX_LINES,
     only: Sequence[str] = (),
     merge: MergeFunction | None = None,
+    keep: int = 0,
 ) -> Report:
-    """Run the laws over `modules` standard-library modules; the library entry point the tests call."""
+    """Run the laws over `modules` standard-library modules; the library entry point the tests call.
+
+    `keep` cases per module come back with their texts (`ModuleReport.kept`),
+    for `process_times`.
+    """
     started = time.monotonic()
     chosen = tuple(kinds) if kinds else (*le.EDIT_KINDS, MIXED)
     unknown = set(chosen) - {*le.EDIT_KINDS, MIXED}
@@ -564,7 +577,7 @@ def run(
         raise ValueError(f"unknown edit kinds: {', '.join(sorted(unknown))}")
     picked = select_modules(modules, seed, max_lines=max_lines, only=only)
     deadline = started + max_seconds
-    work = [Job(name, path, seed, chosen, deadline, merge) for name, path in picked]
+    work = [Job(name, path, seed, chosen, deadline, merge, keep) for name, path in picked]
     if jobs <= 1 or len(work) <= 1:
         reports = [check_module(job) for job in work]
     else:
@@ -574,6 +587,72 @@ def run(
     order = {name: i for i, (name, _) in enumerate(picked)}
     reports.sort(key=lambda r: order[r.name])
     return Report(reports, time.monotonic() - started)
+
+
+# -- per merge as a whole process ------------------------------------------------
+
+GOAL_PROCESS_MEDIAN = 0.25
+DEFAULT_PROCESS_MERGES = 160
+
+
+def process_times(cases: Sequence[Case], tmp: Path) -> tuple[list[float], list[float], int]:
+    """Wall seconds of `plait merge` as git runs it, one process per case, start-up included.
+
+    What a user waits for per conflicted file: git's driver line on the
+    case's three texts, writing ours in place (put back untimed before each
+    run).  Each run is followed by a bare `python -c pass` of the same
+    interpreter, for the share that is only the interpreter starting.  Also
+    how many exited 2 (an error, which would make the times meaningless).
+    """
+    from merge_scaling import plait_command
+
+    merges: list[float] = []
+    bare: list[float] = []
+    errors = 0
+    files = {name: tmp / f"{name}.py" for name in ("base", "ours", "theirs", "merged")}
+    for case in cases:
+        for name, text in (("base", case.base), ("ours", case.ours), ("theirs", case.theirs)):
+            files[name].write_text(text, encoding="utf-8", newline="")
+        shutil.copyfile(files["ours"], files["merged"])
+        argv = [*plait_command(), "merge", *(str(files[n]) for n in ("base", "merged", "theirs"))]
+        argv += ["-L", "7", "-P", case.module.replace(".", "/") + ".py"]
+        started = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, check=False)
+        merges.append(time.perf_counter() - started)
+        errors += done.returncode not in (0, 1)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
+        bare.append(time.perf_counter() - started)
+    return merges, bare, errors
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least `fraction` of them at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def print_process_times(report: Report, count: int, seed: int, out: Callable[[str], None] = print) -> None:
+    """Merge a seeded sample of the run's cases again as processes: the median and p95 a user waits."""
+    kept = [case for module in report.modules for case in module.kept]
+    cases = random.Random(f"{seed}:process").sample(kept, min(count, len(kept)))
+    if not cases:
+        return
+    with tempfile.TemporaryDirectory(prefix="plait-laws-") as tmp:
+        merges, bare, errors = process_times(cases, Path(tmp))
+    median, p95 = statistics.median(merges), percentile(merges, 0.95)
+    lines = sorted(case.base.count("\n") for case in cases)
+    out("")
+    if errors:
+        out(f"per merge as a whole process: {errors} of {len(cases)} plait merge processes exited with an error")
+    out(
+        f"per merge as a whole process (plait merge as git's driver, start-up included): {len(cases)} merges "
+        f"over {len({c.module for c in cases})} modules of {lines[0]}-{lines[-1]} lines: "
+        f"median {median:.3f} s, p95 {p95:.3f} s, max {max(merges):.3f} s "
+        f"(python -c pass: median {statistics.median(bare):.3f} s)"
+    )
+    verdict = "PASS" if median <= GOAL_PROCESS_MEDIAN else "MISS"
+    out(f"goal: median per merge as a whole process <= {GOAL_PROCESS_MEDIAN:g} s: {median:.3f} s: {verdict}")
 
 
 # -- output ------------------------------------------------------------------------
@@ -723,8 +802,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dump", metavar="DIR", help="write each failing merge as a case folder here")
     parser.add_argument("--dump-layout", action="store_true", help="with --dump, also write layout-only differences")
     parser.add_argument("--check", action="store_true", help="exit 1 when any counter is not zero")
+    parser.add_argument(
+        "--process-merges",
+        type=int,
+        default=DEFAULT_PROCESS_MERGES,
+        help="cases merged again, one `plait merge` process each, for the per-merge wall time "
+        "(default %(default)s; 0 skips it)",
+    )
     args = parser.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
+    only = [m for m in args.only.split(",") if m]
+    per_module = math.ceil(max(args.process_merges, 0) / max(len(only) or args.modules, 1))
     try:
         report = run(
             modules=args.modules,
@@ -733,7 +821,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs=args.jobs,
             max_seconds=args.max_seconds,
             max_lines=args.max_lines,
-            only=[m for m in args.only.split(",") if m],
+            only=only,
+            keep=per_module,
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -741,6 +830,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"merge laws: Python {sys.version.split()[0]} standard library ({stdlib_root()}), seed {args.seed}, "
         f"{len(report.modules)} modules, {args.jobs} jobs"
     )
+    print_process_times(report, args.process_merges, args.seed)
     print_report(report)
     if args.dump:
         written = dump(report, Path(args.dump), layout=args.dump_layout)

@@ -7,70 +7,102 @@ codes follow git where git has an analogue (`git merge-file`: 0 clean,
 
 Commands load lazily: git starts `plait merge` once per conflicted file, and
 that process must not pay for libcst, rich, httpx or GitPython when the
-merge never needs them.
+merge never needs them.  It does not even pay for click: a `plait merge`
+whose arguments are the plain kind git passes goes straight to the
+command's own click-free runner (`merge_run`), and everything else, help
+and errors included, goes through the click group in `group`.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-import traceback
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import click
+if TYPE_CHECKING:
+    import click
 
 COLOR_CHOICES = ("auto", "always", "never")
 
-# name: (module, attribute, one-line help).  The help is here, not read from
-# the command, so `plait --help` lists every command without importing any.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "merge": ("merge_cmd", "merge", "Three-way merge one Python file; usable as a git merge driver."),
-    "merge-lock": ("merge_lock_cmd", "merge_lock", "Merge two branches' plait.lock; git's merge driver for locks."),
-    "status": ("status_cmd", "status_command", "Show each lineage's source, base, pending changes and own features."),
-    "sync": ("sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."),
-    "diff": ("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
-    "adopt": ("adopt_cmd", "adopt_command", "Record the base of a never-synced lineage or a hand-vendored consumer."),
-    "vendor": ("vendor_cmd", "vendor_command", "Re-vendor consumers from their source, keeping their local edits."),
-    "check": ("check_cmd", "check_command", "Check vendored copies against their locks, and locks against sources."),
-    "consumers": ("consumers_cmd", "consumers_command", "List the consumers; --json is a CI matrix (fromJSON)."),
-    "install-merge-driver": (
+
+class CommandSpec(NamedTuple):
+    """Where a command lives, and what it does in one line.
+
+    The one line is declared here and nowhere else: `plait --help` lists it
+    without importing any command, and `command` opens the command's own
+    `--help` with it.
+    """
+
+    module: str
+    attribute: str
+    summary: str
+
+
+COMMANDS: dict[str, CommandSpec] = {
+    "merge": CommandSpec("merge_cmd", "merge", "Three-way merge one Python file; usable as a git merge driver."),
+    "merge-lock": CommandSpec(
+        "merge_lock_cmd", "merge_lock", "Merge two branches' plait.lock; git's merge driver for locks."
+    ),
+    "status": CommandSpec(
+        "status_cmd", "status_command", "Show each lineage's source, base, pending changes and own features."
+    ),
+    "sync": CommandSpec(
+        "sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."
+    ),
+    "diff": CommandSpec("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
+    "adopt": CommandSpec(
+        "adopt_cmd", "adopt_command", "Record the base of a never-synced lineage or a hand-vendored consumer."
+    ),
+    "vendor": CommandSpec(
+        "vendor_cmd", "vendor_command", "Re-vendor consumers from their source, keeping their local edits."
+    ),
+    "check": CommandSpec(
+        "check_cmd", "check_command", "Check vendored copies against their locks, and locks against sources."
+    ),
+    "consumers": CommandSpec(
+        "consumers_cmd", "consumers_command", "List the consumers; --json is a CI matrix (fromJSON)."
+    ),
+    "install-merge-driver": CommandSpec(
         "install_driver_cmd",
         "install_driver_command",
-        "Make git merge the Python files of vendored directories with plait.",
+        "Make git merge vendored Python files and locks with plait.",
     ),
-    "probe": ("probe_cmd", "probe", "Embed one text through the client: is embedding degraded, and why?"),
-    "conform": ("conform_cmd", "conform_command", "Run the conformance scenarios in every copy, against real servers."),
-    "demo": ("demo_cmd", "demo", "Show status, sync and diff on a temporary copy of the workspace."),
+    "probe": CommandSpec("probe_cmd", "probe", "Embed one text through the client: is embedding degraded, and why?"),
+    "conform": CommandSpec(
+        "conform_cmd", "conform_command", "Run the conformance scenarios in every copy, against real servers."
+    ),
+    "demo": CommandSpec(
+        "demo_cmd",
+        "demo",
+        "Show status, sync, vendor, check, conform and diff on a temporary copy of the workspace.",
+    ),
 }
 
 
-class _LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """`click.command` for the command *name*, with its summary from `COMMANDS` and its docstring after it."""
+    import inspect
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        spec = COMMANDS.get(cmd_name)
-        if spec is None:
-            return None
-        module, attribute, short = spec
-        command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
-        command.short_help = short
-        return command
+    import click
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, short) for name, (_m, _a, short) in COMMANDS.items()])
+    summary = COMMANDS[name].summary
+
+    def decorate(fn: Callable[..., Any]) -> click.Command:
+        details = inspect.cleandoc(fn.__doc__ or "")
+        return click.command(name, short_help=summary, help=f"{summary}\n\n{details}")(fn)
+
+    return decorate
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(None, "-V", "--version", package_name="plait", prog_name="plait")
-@click.option(
-    "--workspace", "workspace_dir", metavar="DIR", default=None, help="The workspace for every command below."
-)
-@click.option("--color", type=click.Choice(COLOR_CHOICES), default=None, help="Colour: auto, always or never.")
-@click.option("--debug", is_flag=True, help="Show the traceback of an internal error (also PLAIT_DEBUG=1).")
-def cli(workspace_dir: str | None, color: str | None, debug: bool) -> None:
-    """Keep vendored copies and lineages of the embedding client in step."""
+def __getattr__(name: str) -> click.Group:
+    # `plait.cli.cli`, the click group, is built on first use: the merge
+    # driver's fast path never needs it.
+    if name == "cli":
+        from .group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
@@ -79,10 +111,19 @@ def main() -> None:
     A traceback in the middle of `git merge` reads as a conflict with no
     markers; the one line says what failed and how to see more.
     """
+    args = sys.argv[1:]
     try:
-        cli.main(prog_name="plait")
+        if args[:1] == ["merge"]:
+            from .merge_run import run_plain
+
+            run_plain(args[1:])  # returns only when click must parse these arguments
+        from .group import cli
+
+        cli.main(args, prog_name="plait")
     except Exception as exc:  # the last guard of the process
-        if "--debug" in sys.argv[1:] or os.environ.get("PLAIT_DEBUG") == "1":
+        if "--debug" in args or os.environ.get("PLAIT_DEBUG") == "1":
+            import traceback
+
             traceback.print_exc()
         else:
             try:

@@ -9,15 +9,14 @@ import click
 
 from ..lineage.adopt import adopt
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 
 __all__ = ["adopt_command"]
 
 
-@click.command(
-    "adopt", short_help="Record the base a lineage forked from, or a hand-vendored consumer was copied from."
-)
+@command("adopt")
 @click.argument("name")
 @click.option(
     "--base",

@@ -14,6 +14,7 @@ import click
 
 from ..vendoring.check import check, check_exit, check_locks
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 from .render import check_summary
@@ -23,7 +24,7 @@ __all__ = ["check_command"]
 _STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
 
 
-@click.command("check", short_help="Check vendored copies against their locks, and locks against their sources.")
+@command("check")
 @click.argument("consumers", nargs=-1)
 @click.option(
     "--locks",

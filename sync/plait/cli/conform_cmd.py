@@ -26,6 +26,7 @@ from ..conformance.report import empty_junit
 from ..conformance.runner import JSON_SCHEMA
 from ..errors import PlaitError
 from ..workspace import CANONICAL, Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 
@@ -85,7 +86,7 @@ def _given(paths: tuple[str, ...], imports: tuple[str, ...], from_dir: str | Non
     return given + [import_target(name, from_dir or ".", force=force) for name in imports]
 
 
-@click.command("conform", short_help="Run the conformance scenarios in every copy of the client.")
+@command("conform")
 @click.argument("copies", nargs=-1)
 @click.option(
     "--path",

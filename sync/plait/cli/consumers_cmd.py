@@ -6,9 +6,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import click
-
 from ..workspace import Consumer, Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 
@@ -31,7 +30,7 @@ def matrix_entry(consumer: Consumer) -> dict[str, str]:
     }
 
 
-@click.command("consumers", short_help="List the consumers; --json is a CI matrix (fromJSON).")
+@command("consumers")
 @workspace_option
 @output_options("consumers")
 @reports_errors

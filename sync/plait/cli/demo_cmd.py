@@ -28,6 +28,7 @@ from ..lineage.sync import sync
 from ..vendoring.check import check, check_exit
 from ..vendoring.vendor import vendor
 from ..workspace import CANONICAL, Workspace, copy_workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 from .render import check_summary, render_diff, render_report, render_status, render_vendor_report
@@ -35,7 +36,7 @@ from .render import check_summary, render_diff, render_report, render_status, re
 __all__ = ["demo"]
 
 
-@click.command("demo", short_help="Show status, sync, vendor, check, conform and diff on a copy of the workspace.")
+@command("demo")
 @click.option(
     "--lineage",
     "compare",

@@ -11,6 +11,7 @@ import click
 from ..errors import PlaitError
 from ..lineage.diff import diff_copies
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 from .render import render_diff
@@ -27,7 +28,7 @@ def _workspace_or_none(ws: Callable[[], Workspace], a: str, b: str) -> Workspace
         raise
 
 
-@click.command("diff", short_help="Show how two copies differ, member by member.")
+@command("diff")
 @click.argument("a")
 @click.argument("b")
 @click.option(

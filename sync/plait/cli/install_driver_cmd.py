@@ -9,12 +9,13 @@ from pathlib import Path
 import click
 
 from ..vendoring.drivers import install_merge_driver
+from . import command
 from .output import Output, output_options, reports_errors
 
 __all__ = ["install_driver_command"]
 
 
-@click.command("install-merge-driver", short_help="Make git merge vendored Python files and locks with plait.")
+@command("install-merge-driver")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option(
     "--python",

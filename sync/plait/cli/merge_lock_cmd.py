@@ -10,12 +10,13 @@ import click
 
 from ..errors import PlaitError
 from ..vendoring.lock_merge import merge_lock_files
+from . import command
 from .output import Output, output_options
 
 __all__ = ["merge_lock"]
 
 
-@click.command("merge-lock")
+@command("merge-lock")
 @click.argument("base", type=click.Path(dir_okay=False))
 @click.argument("ours", type=click.Path(dir_okay=False))
 @click.argument("theirs", type=click.Path(dir_okay=False))

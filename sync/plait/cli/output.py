@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -24,11 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
-import click
-
 from ..errors import PlaitError
 from . import COLOR_CHOICES
 
+# click and json are imported where a command is declared or prints through
+# them: a merge driver's plain run (`merge_run`) uses `Output` without either.
 if TYPE_CHECKING:
     # rich is imported where it draws: a command that only prints plain lines
     # or JSON (a merge driver in a pipe) never loads it.
@@ -200,11 +199,15 @@ class Output:
 
     def emit_json(self, data: dict[str, Any], *, inputs: dict[str, Any]) -> None:
         """Print *data* as the command's JSON document, with the schema and inputs."""
+        import json
+
         payload = {"schema": JSON_SCHEMA, "command": self.command, "inputs": inputs, **data}
         if self.pretty:
             text = json.dumps(payload, indent=2, ensure_ascii=False)
         else:
             text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+        import click
+
         click.echo(text)
 
     def error(self, message: str) -> None:
@@ -283,6 +286,8 @@ def finish_run(
                 entry["diff"] = plan.diff()
         out.emit_json(data, inputs=inputs)
     else:
+        import click
+
         if dry_run:
             for plan in report.plans:
                 diff = plan.diff()
@@ -298,6 +303,8 @@ def finish_run(
 
 
 def color_option(fn: Callable[P, R]) -> Callable[P, R]:
+    import click
+
     return click.option(
         "--color",
         type=click.Choice(COLOR_CHOICES),
@@ -308,6 +315,8 @@ def color_option(fn: Callable[P, R]) -> Callable[P, R]:
 
 def output_options(command: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Add --json, --pretty and --color to a command and pass it an `Output` as ``out``."""
+
+    import click
 
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
         @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (schema 1) instead of text.")

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..probe import DEFAULT_TEXT, MODES, ProbeResult, ProbeUsageError, hints, run_probe
+from . import command
 
 __all__ = ["probe"]
 
@@ -37,7 +38,7 @@ def _render(result: ProbeResult, console: Console) -> None:
         console.print(Text(f"  - {hint}"), soft_wrap=True)
 
 
-@click.command(short_help="Embed one text and say whether embedding works, and if not, why.")
+@command("probe")
 @click.option(
     "--mode",
     type=click.Choice(MODES),

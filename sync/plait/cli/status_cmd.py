@@ -9,6 +9,7 @@ import click
 
 from ..lineage.status import LineageStatus, status
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
 from .render import render_status
@@ -24,7 +25,7 @@ def status_exit(rows: list[LineageStatus], check: bool) -> int:
     return 0
 
 
-@click.command("status", short_help="Show each lineage's source, base, pending changes and own features.")
+@command("status")
 @click.argument("lineages", nargs=-1)
 @click.option("--check", is_flag=True, help="Exit 1 when a lineage is behind, conflicted or never synced (for CI).")
 @workspace_option

@@ -11,6 +11,7 @@ from ..errors import PlaitError
 from ..lineage.sync import Resolution, abort_sync, continue_sync, sync
 from ..merge import DEFAULT_BUDGET
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, finish_run, output_options, reports_errors
 from .render import render_report
@@ -29,7 +30,7 @@ def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> No
                 out.line(f"  {problem}")
 
 
-@click.command("sync", short_help="Merge each source's changes into its lineages, keeping what they add.")
+@command("sync")
 @click.argument("lineages", nargs=-1)
 @click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")
 @click.option(

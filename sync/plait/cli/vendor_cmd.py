@@ -11,6 +11,7 @@ from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
 from ..vendoring.vendor import vendor
 from ..workspace import Workspace
+from . import command
 from .options import workspace_option
 from .output import Output, finish_run, output_options, reports_errors
 from .render import render_vendor_report
@@ -18,7 +19,7 @@ from .render import render_vendor_report
 __all__ = ["vendor_command"]
 
 
-@click.command("vendor", short_help="Re-vendor consumers from their source, keeping their local edits.")
+@command("vendor")
 @click.argument("consumers", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every consumer of the workspace.")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff and the report; write nothing.")

@@ -10,7 +10,6 @@ read the format from this one module.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -146,6 +145,10 @@ class Sentinels:
     """
 
     def __init__(self, base: str, ours: str, theirs: str) -> None:
+        # Imported here: only the structured path needs sentinels, and a
+        # merge driver settled by the fast path should not load OpenSSL.
+        import hashlib
+
         seed = hashlib.sha256("\0".join((base, ours, theirs)).encode()).hexdigest()
         for i in range(len(seed) - 10):
             tag = seed[i : i + 10]

@@ -7,6 +7,13 @@ name is left undefined that no input left undefined (the semantic check).
 
 libcst is imported only when the structured path runs: as a git merge driver
 plait starts once per conflicted file, and most merges end on the fast path.
+
+The budget covers the whole merge: parsing, the structured merge, the
+audits and the fallback.  Not every stage can be stopped half-way (a parse
+runs to its end), so before each costly stage the merge asks whether that
+stage fits in what is left, estimated from the stages this same merge has
+already timed, and when it does not it takes the cheap way out: git's line
+merge, flagged, with nothing computed that does not fit.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from dataclasses import dataclass
 from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .inventory import Inventory, StatementCounts, law5_violations, summarize, take_inventory
-from .lines import LineMerge, merge_lines
+from .lines import LineMerge, LineMergeTimeout, merge_lines, whole_file_conflict
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
 
@@ -37,12 +44,50 @@ MAX_DEPTH = 3000
 _PARSE_RECURSION = 20_000
 
 
+# Costs relative to what a merge measures of itself, from merges of 2,000 to
+# 20,000 lines (benchmarks/merge_scaling.py prints the budget case):
+# - the three inventories take about 1.5x the three stdlib parses;
+INVENTORIES_PER_PARSE = 1.5
+# - auditing one candidate (parse, inventory, ledger, pyflakes) takes about
+#   as long as parsing and taking the inventories of all three inputs;
+AUDIT_PER_PREWORK = 1.0
+# - listing the changes takes under half of that;
+CHANGES_PER_PREWORK = 0.5
+# - the structured merge takes about 10x the stdlib parses (libcst's parse
+#   alone 7-8x); the cheap way out is taken up front only when even an
+#   optimistic estimate would not fit, the structured path then extrapolates
+#   from its own first parse.
+STRUCTURED_PER_PARSE = 5.0
+# git's line merge takes milliseconds; it is never given less than this,
+# so that a spent budget still gets git's result rather than the whole file
+# between markers.
+LINE_MERGE_GRACE = 0.25
+
+
 class _Budget:
-    """The per-file time budget, counted from the start of the call."""
+    """The per-file time budget, counted from the start of the call, and what the merge timed so far."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.at = time.perf_counter() + seconds
+        self.parsing = 0.0  # the three stdlib parses
+        self.prework = 0.0  # ... and the three inventories
+
+    def left(self) -> float:
+        return self.at - time.perf_counter()
+
+    def fits(self, seconds: float) -> bool:
+        """Whether work expected to take *seconds* ends within the budget."""
+        return time.perf_counter() + seconds <= self.at
+
+    @property
+    def audit(self) -> float:
+        """What auditing one candidate result is expected to cost."""
+        return AUDIT_PER_PREWORK * self.prework
+
+    @property
+    def reason(self) -> str:
+        return f"the structured merge would not finish within its {self.seconds:g}s budget; this is a line merge"
 
 
 def merge3(
@@ -142,6 +187,9 @@ def _deep_recursion(limit: int) -> Iterator[None]:
 
 
 def _line_conflicts(lm: LineMerge) -> list[Conflict]:
+    if lm.whole_file:
+        why = "no time was left for even a line merge: both versions are kept whole between markers"
+        return [Conflict("<module>", "budget", why, 1)]
     return [Conflict("<module>", "text", "both sides changed these lines", line) for line in lm.conflict_lines]
 
 
@@ -207,6 +255,7 @@ class _Merge:
     ) -> None:
         self.raw = (base, ours, theirs)
         self.budget = budget
+        self.invs: tuple[Inventory, Inventory, Inventory] | None = None
         self.strict = strict
         self.markers = markers
         self.names = names
@@ -220,12 +269,19 @@ class _Merge:
 
     def _run(self, base: str, ours: str, theirs: str) -> MergeResult:
         self.texts = (base, ours, theirs)
+        started = time.perf_counter()
         trees: list[ast.Module] = []
         problems: list[tuple[str, str]] = []
         # The parser's nesting check follows the recursion limit; machine-made
         # modules (a 4,000-term sum) parse fine with room to recurse.
         with _deep_recursion(_PARSE_RECURSION):
-            for text, name in zip(self.texts, self.names, strict=True):
+            for index, (text, name) in enumerate(zip(self.texts, self.names, strict=True)):
+                if index and not self.strict and not self._parse_fits(started, index):
+                    # (strict callers must hear of every input that does not
+                    # parse, so they always parse all three.)
+                    if problems:
+                        break
+                    return self._out_of_time()
                 tree, problem = _parse(text, name)
                 if tree is not None:
                     trees.append(tree)
@@ -236,6 +292,9 @@ class _Merge:
                 name, problem = problems[0]
                 raise UnparsableSource(problem.split(" does not parse ", 1)[-1].strip("()"), path=name)
             return self._line_fallback([f"{p}; used a line-based merge" for _, p in problems])
+        self.budget.parsing = time.perf_counter() - started
+        if not self.budget.fits(INVENTORIES_PER_PARSE * self.budget.parsing):
+            return self._out_of_time()
         with _deep_recursion(_PARSE_RECURSION):
             try:
                 invs = tuple(take_inventory(tree, text) for tree, text in zip(trees, self.texts, strict=True))
@@ -250,14 +309,47 @@ class _Merge:
                         "used a line-based merge"
                     ]
                 )
+            self.budget.prework = time.perf_counter() - started
             return self._merge(trees[0], trees[1], trees[2], (invs[0], invs[1], invs[2]))
 
+    def _parse_fits(self, started: float, index: int) -> bool:
+        """Whether parsing input *index* fits in the budget, at the rate the inputs before it parsed."""
+        done = sum(len(t) for t in self.texts[:index])
+        return self.budget.fits((time.perf_counter() - started) / max(done, 1) * len(self.texts[index]))
+
     def _lines(self) -> LineMerge:
-        return merge_lines(*self.texts, self.markers, self.names)
+        """git's line merge within what is left of the budget (never less than a grace), else the whole file."""
+        try:
+            timeout = max(self.budget.left(), LINE_MERGE_GRACE)
+            return merge_lines(*self.texts, self.markers, self.names, timeout=timeout)
+        except LineMergeTimeout:
+            return whole_file_conflict(*self.texts, self.markers)
 
     def _line_fallback(self, notes: list[str], changes: list[Change] | None = None) -> MergeResult:
         lm = self._lines()
         return MergeResult(lm.text, _line_conflicts(lm), changes or [], "line-fallback", notes)
+
+    def _changes(self) -> list[Change]:
+        """What each side contributed, as far as the inventories tell without a result; none if no time is left."""
+        if self.invs is None or not self.budget.fits(CHANGES_PER_PREWORK * self.budget.prework):
+            return []
+        changes, _ = summarize(*self.invs, None)
+        return changes
+
+    def _out_of_time(self, lm: LineMerge | None = None) -> MergeResult:
+        """The cheap way out, when the budget is spent or the next stage would overrun it.
+
+        No more work than fits: an identity merge needs none, otherwise git's
+        line merge (*lm* when it was made already), flagged as a budget
+        conflict, with the change list only if there is time to make it.
+        """
+        base, ours, theirs = self.texts
+        if ours in (base, theirs) or theirs == base:
+            return MergeResult(theirs if ours == base else ours, [], [], "identity")
+        lm = lm or self._lines()
+        reason = self.budget.reason
+        over = Conflict("<module>", "budget", reason)
+        return MergeResult(lm.text, [over, *_line_conflicts(lm)], self._changes(), "line-fallback", [reason])
 
     def _merge(
         self, bt: ast.Module, ot: ast.Module, tt: ast.Module, invs: tuple[Inventory, Inventory, Inventory]
@@ -275,6 +367,8 @@ class _Merge:
         lm = self._lines()
         if not lm.clean:
             return self._structured(lm)
+        if not self.budget.fits(self.budget.audit):
+            return self._out_of_time(lm)
         line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
         if line_audit is None:
             return self._structured(lm)
@@ -300,6 +394,7 @@ class _Merge:
         tree, _problem = _parse(text, "result")
         if tree is None:
             return None
+        assert self.invs is not None  # audits run after the inventories
         inv_r = take_inventory(tree, text)
         changes, problems = summarize(*self.invs, inv_r)
         for path in hidden or ():
@@ -318,6 +413,7 @@ class _Merge:
     def _whose(self, tree: ast.Module, line: int) -> str:
         """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
         stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
+        assert self.invs is not None
         if (
             stmt is not None
             and StatementCounts.of(self.invs[1]).counts[ast.dump(stmt)] == 0
@@ -339,30 +435,33 @@ class _Merge:
         from .structured import BudgetExceeded, LibcstUnparsable, structured_merge
 
         base, ours, theirs = self.texts
+        # The structured result still has to be audited: its own deadline
+        # leaves room for that, and it is not started at all when not even
+        # an optimistic estimate of it fits.
+        if not self.budget.fits(STRUCTURED_PER_PARSE * self.budget.parsing + self.budget.audit):
+            return self._out_of_time(lm)
         try:
-            text, conflicts, dropped = structured_merge(base, ours, theirs, self.budget.at, self.markers)
+            text, conflicts, dropped = structured_merge(
+                base, ours, theirs, self.budget.at - self.budget.audit, self.markers
+            )
         except BudgetExceeded:
-            changes, _ = summarize(*self.invs, None)
-            reason = f"the structured merge ran past its {self.budget.seconds:g}s budget; this is a line merge"
-            over = Conflict("<module>", "budget", reason)
-            return MergeResult(lm.text, [over, *_line_conflicts(lm)], changes, "line-fallback", [reason])
+            return self._out_of_time(lm)
         except LibcstUnparsable as exc:
-            changes, _ = summarize(*self.invs, None)
             note = (
                 f"{self.names[exc.index]} is Python that libcst cannot parse (line {exc.line}); used a line-based merge"
             )
-            return MergeResult(lm.text, _line_conflicts(lm), changes, "line-fallback", [note])
+            return MergeResult(lm.text, _line_conflicts(lm), self._changes(), "line-fallback", [note])
 
         if conflicts:
-            changes, _ = summarize(*self.invs, None)
-            return MergeResult(text, conflicts, [*changes, *dropped], "structured")
+            return MergeResult(text, conflicts, [*self._changes(), *dropped], "structured")
+        if not self.budget.fits(self.budget.audit):
+            return self._out_of_time(lm)
         audit = self._audit(text)
         if audit is None:
             # Never emit a structured result that does not re-parse as clean.
             _tree, problem = _parse(text, "the structured result")
-            changes, _ = summarize(*self.invs, None)
             bad = Conflict("<module>", "invalid-result", f"{problem}; this is a line merge")
-            return MergeResult(lm.text, [bad, *_line_conflicts(lm)], changes, "line-fallback", [bad.reason])
+            return MergeResult(lm.text, [bad, *_line_conflicts(lm)], self._changes(), "line-fallback", [bad.reason])
         audit.changes.extend(dropped)
         if audit.passed:
             return MergeResult(text, [], audit.changes, "structured")

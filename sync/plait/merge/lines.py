@@ -5,6 +5,10 @@ nothing is used as is), the fallback when an input is not Python, and the
 fallback when the structured merge runs out of budget.  We call git itself
 rather than re-implementing diff3 so that "git merge-file semantics" is
 literally true, markers and all.
+
+git is given a time limit too, since the budget covers the whole merge:
+when it cannot finish, `whole_file_conflict` is the last resort, which
+costs nothing and loses nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +29,41 @@ class LineMerge:
     conflicts: int
     # 1-based output lines where each conflict's `<<<<<<<` marker stands.
     conflict_lines: tuple[int, ...]
+    # Both versions whole between markers: the line merge itself ran out of time.
+    whole_file: bool = False
 
     @property
     def clean(self) -> bool:
         return self.conflicts == 0
+
+
+class LineMergeTimeout(Exception):
+    """`git merge-file` did not finish within the time it was given (and was stopped)."""
+
+
+def whole_file_conflict(base: str, ours: str, theirs: str, markers: Markers = DEFAULT_MARKERS) -> LineMerge:
+    """One conflict spanning the file: ours, base and theirs whole, in git's diff3 layout.
+
+    What a merge can still say when there is no time to compare anything:
+    nothing is lost, and a person resolves it as any conflict.
+    """
+    newline = "\r\n" if "\r\n" in ours else "\n"
+
+    def block(text: str) -> str:
+        return text if not text or text.endswith("\n") else text + newline
+
+    text = "".join(
+        [
+            markers.line("ours") + newline,
+            block(ours),
+            markers.line("base") + newline,
+            block(base),
+            markers.line("theirs") + newline,
+            block(theirs),
+            markers.line("end") + newline,
+        ]
+    )
+    return LineMerge(text=text, conflicts=1, conflict_lines=(1,), whole_file=True)
 
 
 def merge_lines(
@@ -37,10 +72,13 @@ def merge_lines(
     theirs: str,
     markers: Markers = DEFAULT_MARKERS,
     names: tuple[str, str, str] = ("base", "ours", "theirs"),
+    *,
+    timeout: float | None = None,
 ) -> LineMerge:
     """Merge three texts line by line exactly as `git merge-file --diff3` does.
 
     `names` name the inputs in errors: git only knows the temporary files.
+    Past `timeout` seconds git is stopped and `LineMergeTimeout` raised.
     """
     git = shutil.which("git")
     if git is None:
@@ -59,7 +97,10 @@ def merge_lines(
                 fh.write(text)
         argv = [git, "merge-file", "-p", "--diff3", f"--marker-size={markers.size}"]
         argv += ["-L", markers.ours, "-L", markers.base, "-L", markers.theirs, *paths.values()]
-        proc = subprocess.run(argv, capture_output=True)
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise LineMergeTimeout from None
     if proc.returncode < 0 or proc.returncode > 127:
         message = proc.stderr.decode(errors="replace").strip()
         for label, path in paths.items():

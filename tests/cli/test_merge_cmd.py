@@ -400,7 +400,7 @@ def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_pa
 def test_an_internal_error_is_one_line_asking_for_a_report_and_writes_nothing(files, tmp_path):
     base, ours, theirs = files(BASE, OURS, THEIRS)
     # A bug outside the engine's own guard (which degrades to a line merge): in reading input.
-    broken = "import plait.cli.merge_cmd as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
+    broken = "import plait.cli.merge_run as m; m._read = lambda p: 1 / 0; from plait.cli import main; main()"
     argv = [sys.executable, "-c", broken, "merge", str(base), str(ours), str(theirs)]
     proc = subprocess.run(argv, capture_output=True, text=True)
     assert proc.returncode == 2
@@ -475,16 +475,94 @@ def test_json_carries_the_schema_and_its_inputs_compact_unless_pretty(files):
     assert pretty.stdout.count("\n") > 10 and json.loads(pretty.stdout) == data
 
 
-def test_help_keeps_the_git_driver_line_whole_and_every_command_has_a_short_help():
-    runner = CliRunner()
-    merge_help = runner.invoke(cli, ["merge", "--help"], terminal_width=60).output
-    assert "git config merge.plait.driver 'plait merge %O %A %B -L %L -P %P'" in merge_help
-    top = runner.invoke(cli, ["--help"]).output
-    from plait.cli import COMMANDS
+# ---------------------------------------------------------------------------
+# Inputs and targets that are not regular files: refused, exit 2, nothing written
+# ---------------------------------------------------------------------------
 
-    for name, (_module, _attr, short) in COMMANDS.items():
-        assert f"{name}  " in top and short[:30] in top
-    version = runner.invoke(cli, ["-V"])
-    from importlib.metadata import version as dist_version
 
-    assert version.exit_code == 0 and dist_version("plait") in version.output
+@pytest.fixture
+def no_replacing_devices(monkeypatch):
+    """A safety net: a regression must fail this test, not replace /dev/null on the machine."""
+    real_replace, real_rename = os.replace, os.rename
+
+    def guarded(real):
+        def move(src, dst, *args, **kwargs):
+            if os.path.realpath(dst).startswith("/dev/"):
+                raise AssertionError(f"plait tried to replace {dst}")
+            return real(src, dst, *args, **kwargs)
+
+        return move
+
+    monkeypatch.setattr(os, "replace", guarded(real_replace))
+    monkeypatch.setattr(os, "rename", guarded(real_rename))
+
+
+def _is_null_device() -> bool:
+    import stat
+
+    return stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_ours_a_symlink_to_a_character_device_is_refused_and_the_device_stays(files, tmp_path, no_replacing_devices):
+    base, _ours, theirs = files(BASE, OURS, THEIRS)
+    (tmp_path / "ours.py").unlink()
+    link = tmp_path / "ours.py"
+    link.symlink_to("/dev/null")
+    before = listing(tmp_path)
+    for extra in ([], ["-p"]):
+        result = CliRunner().invoke(cli, ["merge", str(base), str(link), str(theirs), *extra])
+        assert result.exit_code == 2, result.output
+        assert f"{link}: leads to /dev/null, a character device, not a regular file" in result.stderr
+        assert result.stdout == ""
+    assert _is_null_device()
+    assert link.is_symlink() and os.readlink(link) == "/dev/null"
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("which", ["base", "theirs"])
+def test_base_or_theirs_a_character_device_is_refused(files, tmp_path, which):
+    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS), strict=True))
+    paths[which] = Path("/dev/null")  # reads as an empty file: a merge against nothing
+    result = run(paths["base"], paths["ours"], paths["theirs"])
+    assert result.exit_code == 2
+    assert "/dev/null: is a character device, not a regular file" in result.stderr
+    assert paths["ours"].read_text() == OURS
+
+
+@pytest.mark.parametrize("which", ["base", "ours", "theirs"])
+def test_a_fifo_input_is_refused_at_once_instead_of_blocking(files, tmp_path, which):
+    paths = dict(zip(("base", "ours", "theirs"), files(BASE, OURS, THEIRS), strict=True))
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    paths[which] = fifo
+    # A real process, as git starts it: before the fix it blocked in open() forever.
+    argv = [sys.executable, "-m", "plait", "merge", *map(str, (paths["base"], paths["ours"], paths["theirs"]))]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert f"{fifo}: is a FIFO (named pipe), not a regular file" in proc.stderr
+    assert Path(fifo).is_fifo()
+    assert {p.name for p in tmp_path.iterdir()} == {"base.py", "ours.py", "theirs.py", "pipe.py"}
+    if which != "ours":
+        assert paths["ours"].read_text() == OURS
+
+
+def test_output_targets_that_are_not_regular_files_are_refused(files, tmp_path, no_replacing_devices):
+    base, ours, theirs = files(BASE, OURS, THEIRS)
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "outdir").mkdir()
+    (tmp_path / "null-link.py").symlink_to("/dev/null")
+    causes = {
+        fifo: f"{fifo}: is a FIFO (named pipe), not a regular file",
+        tmp_path / "outdir": f"{tmp_path / 'outdir'}: is a directory, not a regular file",
+        Path("/dev/null"): "/dev/null: is a character device, not a regular file",
+        tmp_path / "null-link.py": "null-link.py: leads to /dev/null, a character device, not a regular file",
+    }
+    for target, cause in causes.items():
+        result = run(base, ours, theirs, "-o", target)
+        assert result.exit_code == 2, (target, result.output)
+        assert cause in result.stderr
+    assert fifo.is_fifo() and (tmp_path / "outdir").is_dir() and _is_null_device()
+    assert listing(tmp_path / "outdir") == []
+    assert ours.read_text() == OURS
+    assert listing(tmp_path) == ["base.py", "null-link.py", "ours.py", "out.fifo", "outdir", "theirs.py"]

@@ -1,0 +1,328 @@
+"""What `plait merge` does, and the arguments it takes, without click.
+
+git starts `plait merge %O %A %B -L %L -P %P` once per conflicted file, so
+the process's start-up is most of what a user waits for, and click's import
+alone is a large share of it.  The options are declared once, here, as data:
+`merge_cmd` builds the click command from them (help, errors, every form
+click accepts), and `run_plain` reads the plain forms git and people type
+(`-L 7`, `-L7`, `--path=x`) and hands anything else to click.  Whichever
+parses, `run` does the merge, so both paths behave alike by construction.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
+
+from ..atomic import write_atomic
+from ..errors import PlaitError
+from ..merge import DEFAULT_BUDGET, MergeResult, merge3
+from ..merge.conflicts import Markers
+from . import COLOR_CHOICES
+
+if TYPE_CHECKING:
+    from .output import ColorMode, Output
+
+__all__ = ["OPTIONS", "MergeArgs", "Option", "parse_plain", "run", "run_plain", "seconds"]
+
+# text: any string; seconds: a finite number above 0; size: an integer >= 1.
+Kind = Literal["flag", "text", "seconds", "size"]
+
+
+class Option(NamedTuple):
+    """One option of `plait merge`: its flags, where its value goes, and its help."""
+
+    dest: str
+    flags: tuple[str, ...]
+    kind: Kind
+    help: str
+    default: str | float | int | bool | None = None
+    metavar: str | None = None
+
+    @property
+    def show_default(self) -> bool:
+        return self.kind != "flag" and self.default is not None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("output", ("-o", "--output"), "text", "Write the result here instead of over OURS.", metavar="FILE"),
+    Option("to_stdout", ("-p", "--print"), "flag", "Print the result to stdout instead of writing OURS.", False),
+    Option(
+        "show_summary", ("--summary",), "flag", "Print what each side contributed and the conflicts on stderr.", False
+    ),
+    Option(
+        "budget",
+        ("--budget",),
+        "seconds",
+        "Seconds the whole merge may take; past them it ends as a line merge.",
+        DEFAULT_BUDGET,
+    ),
+    Option("marker_size", ("-L", "--marker-size"), "size", "Conflict marker size (git's %L).", 7),
+    Option("pathname", ("-P", "--path"), "text", "The file's path in the repository (git's %P), for messages."),
+    Option("base_label", ("-S", "--base-label"), "text", "Label of the base marker line (git's %S).", "base"),
+    Option("ours_label", ("-X", "--ours-label"), "text", "Label of the ours marker line (git's %X).", "ours"),
+    Option("theirs_label", ("-Y", "--theirs-label"), "text", "Label of the theirs marker line (git's %Y).", "theirs"),
+)
+
+# The output options every command shares are declared in `output`; the
+# plain parser only needs to recognise them.
+_OUTPUT_FLAGS = {"--json": "as_json", "--pretty": "pretty"}
+
+
+def seconds(value: str | float) -> float:
+    """A budget: a finite number of seconds above 0 (ValueError says why not)."""
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"must be a finite number of seconds above 0, not {value}")
+    return number
+
+
+def _size(value: str | int) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"must be at least 1, not {value}")
+    return number
+
+
+class MergeArgs(NamedTuple):
+    """Everything one `plait merge` was asked, parsed.
+
+    (Named tuples, not dataclasses, here: each dataclass costs the driver's
+    start-up about a millisecond to build.)
+    """
+
+    base: str
+    ours: str
+    theirs: str
+    output: str | None = None
+    to_stdout: bool = False
+    show_summary: bool = False
+    budget: float = DEFAULT_BUDGET
+    marker_size: int = 7
+    pathname: str | None = None
+    base_label: str = "base"
+    ours_label: str = "ours"
+    theirs_label: str = "theirs"
+
+
+_BY_FLAG = {flag: option for option in OPTIONS for flag in option.flags}
+
+
+def parse_plain(argv: list[str]) -> tuple[MergeArgs, bool, bool, ColorMode] | None:
+    """*argv* (after `merge`) as (arguments, --json, --pretty, --color), or None for click to parse.
+
+    Accepts three operands and the options above, each given once or more
+    as `-L 7`, `-L7`, `--marker-size 7` or `--marker-size=7`.  Anything else
+    (help, an unknown or clustered option, `--`, a bad value, -o with -p) is
+    None, and click's own parser then accepts it or says what is wrong, in
+    its own words.  So this never accepts what click would refuse.
+    """
+    operands: list[str] = []
+    values: dict[str, Any] = {}
+    flags = {"as_json": False, "pretty": False}
+    color: str = "auto"
+    rest = iter(argv)
+    for arg in rest:
+        if not arg.startswith("-") or arg == "-":
+            if arg == "-":
+                return None
+            operands.append(arg)
+            continue
+        if arg.startswith("--"):
+            name, equals, value = arg.partition("=")
+            inline = value if equals else None
+        else:
+            name, inline = arg[:2], (arg[2:] or None)
+        if name in _OUTPUT_FLAGS and inline is None:
+            flags[_OUTPUT_FLAGS[name]] = True
+            continue
+        option = _BY_FLAG.get(name)
+        if option is None and name != "--color":
+            return None
+        if option is not None and option.kind == "flag":
+            if inline is not None:
+                return None
+            values[option.dest] = True
+            continue
+        given = inline if inline is not None else next(rest, None)
+        if given is None:
+            return None
+        if option is None:
+            if given not in COLOR_CHOICES:
+                return None
+            color = given
+            continue
+        try:
+            values[option.dest] = _convert(option.kind, given)
+        except ValueError:
+            return None
+    if len(operands) != 3 or (values.get("output") is not None and values.get("to_stdout")):
+        return None
+    args = MergeArgs(operands[0], operands[1], operands[2], **values)
+    mode: ColorMode = "always" if color == "always" else "never" if color == "never" else "auto"
+    return args, flags["as_json"], flags["pretty"], mode
+
+
+def _convert(kind: Kind, value: str) -> str | float | int:
+    if kind == "seconds":
+        return seconds(value)
+    if kind == "size":
+        return _size(value)
+    return value
+
+
+def run_plain(argv: list[str]) -> None:
+    """Run the merge *argv* asks for, if it parses without click; return only if it does not."""
+    if os.environ.get("_PLAIT_COMPLETE"):  # click's shell completion
+        return
+    parsed = parse_plain(argv)
+    if parsed is None:
+        return
+    from .output import Output
+
+    args, as_json, pretty, color = parsed
+    out = Output("merge", as_json=as_json, pretty=pretty, color=color)
+    # What click's standalone mode would do for these two, so that the
+    # plain path ends the same way.
+    try:
+        run(args, out)
+    except KeyboardInterrupt:
+        print("\nAborted!", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
+        # The reader went away: exit quietly, and let the final flush go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+_SIDE_LABEL = {"theirs": "applied", "ours": "kept", "both": "both"}
+
+
+# What an input or a target may be instead of a regular file, in the words of the error.
+_NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _require_regular(path: str, mode: int) -> None:
+    """Refuse what is not a regular file: reading a FIFO blocks, and writing "over" a device replaces it."""
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+    if os.path.islink(path):
+        raise PlaitError(f"leads to {os.path.realpath(path)}, {what}, not a regular file", path=path)
+    raise PlaitError(f"is {what}, not a regular file", path=path)
+
+
+def _read(path: str) -> str:
+    """The text of an input, which must be a regular file or a symlink to one.
+
+    Checked before opening (a FIFO would block the open), and again on the
+    open file, which is opened without blocking, in case the path was
+    swapped in between.
+    """
+    try:
+        _require_regular(path, os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise PlaitError("no such file", path=path) from None
+    except OSError as exc:
+        raise PlaitError(exc.strerror or str(exc), path=path) from None
+    try:
+        _require_regular(path, os.fstat(fd).st_mode)
+    except PlaitError:
+        os.close(fd)
+        raise
+    try:
+        with open(fd, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise PlaitError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    except OSError as exc:
+        raise PlaitError(exc.strerror or str(exc), path=path) from None
+
+
+def _target(path: str) -> Path:
+    """Where the result goes: through a symlink to its target, as `git merge-file` writes.
+
+    Renaming a temporary file over the link itself would replace the link
+    with a regular file; renaming it over what is not a regular file (a
+    FIFO, a device such as /dev/null) would replace that, so it is refused.
+    """
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target  # a new file
+    except OSError as exc:
+        raise PlaitError(f"cannot write: {exc.strerror or exc}", path=path) from None
+    _require_regular(path, mode)
+    return target
+
+
+def summary(result: MergeResult, out: Output) -> None:
+    """What a merge applied from theirs, kept from ours, and could not decide, on stderr.
+
+    A table in a terminal; in a pipe one line per row with full node paths,
+    so `grep EmbeddingClient.embed_with_outcome` finds its row.
+    """
+    verdict = "clean" if result.clean else f"{len(result.conflicts)} conflict(s)"
+    table = out.table(f"{result.strategy} merge, {verdict}", ("", "change", "where", "note"), wrap=("note",))
+    for c in result.changes:
+        table.add(_SIDE_LABEL[c.side], f"{c.kind} {c.detail}".strip(), c.path, c.note)
+    for k in result.conflicts:
+        table.add("CONFLICT", k.kind, k.path, k.reason + (f" (line {k.line})" if k.line else ""))
+    out.show(table, stderr=True)
+
+
+def run(args: MergeArgs, out: Output) -> NoReturn:
+    """Merge, write, report, and exit as `git merge-file` does: 0 clean, 1 conflicts, 2 errors."""
+    markers = Markers(args.marker_size, args.ours_label, args.base_label, args.theirs_label)
+    # Messages name the user's files: git hands the driver temporary ones,
+    # so the repository path (%P) names ours when it is given.
+    names = (args.base, args.pathname or args.ours, args.theirs)
+    try:
+        texts = [_read(p) for p in (args.base, args.ours, args.theirs)]
+        target = None if args.to_stdout else _target(args.output or args.ours)
+        result = merge3(texts[0], texts[1], texts[2], budget=args.budget, markers=markers, names=names)
+        for note in result.notes:
+            out.line(f"plait merge: {note}", stderr=True)
+        written = None
+        if target is not None:
+            target = _target(args.output or args.ours)  # again: the merge took time
+            try:
+                write_atomic(target, result.text)
+            except OSError as exc:
+                raise PlaitError(f"cannot write: {exc.strerror or exc}", path=str(target)) from None
+            written = str(target)
+    except PlaitError as exc:
+        out.error(str(exc))
+        sys.exit(2)
+    if out.as_json:
+        inputs = {
+            "base": args.base,
+            "ours": args.ours,
+            "theirs": args.theirs,
+            "path": args.pathname,
+            "output": written,
+        }
+        out.emit_json(result.to_json(include_text=args.to_stdout), inputs=inputs)
+    elif args.to_stdout:
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
+    if args.show_summary:
+        summary(result, out)
+    # Under git, the repository path (%P) says which file; git's temporary names would not.
+    where = f"{args.pathname}: " if args.pathname else ""
+    for conflict in result.conflicts:
+        out.line(f"CONFLICT {where}{conflict.describe()}", stderr=True)
+    sys.exit(0 if result.clean else 1)
