@@ -77,12 +77,13 @@ def _main_job() -> list[str]:
 def test_main_job_shows_status_what_a_sync_applies_and_keeps_and_the_sync() -> None:
     lines = _main_job()
     # Piped, every row is one line: a lineage's status, a sync report line, a diff member.
-    status = next(line for line in lines if line.startswith("sibling  behind  pending "))
-    assert "embedding.py: + EmbeddingClient.embed_with_outcome" in status
+    assert "sibling  pending  embedding.py  + EmbeddingClient.embed_with_outcome" in lines
+    assert any(line.startswith("sibling  behind  pending ") for line in lines)
     assert any(line.startswith("upstream  behind  pending ") for line in lines), "the hardened canonical is pending"
-    assert any(line.startswith('sibling  embedding.py  kept: branch self.mode == "uds"') for line in lines)
-    assert any(line.startswith("sibling  embedding.py  kept: except type OSError") for line in lines)
-    assert "sibling  outcome.py  + file outcome.py" in lines
+    # What a sync would do is said as what it would do.
+    assert any(line.startswith('sibling  embedding.py  would keep: branch self.mode == "uds"') for line in lines)
+    assert any(line.startswith("sibling  embedding.py  would keep: except type OSError") for line in lines)
+    assert "sibling  outcome.py  would apply: + file outcome.py" in lines
     assert any(line.startswith("upstream: synced; wrote") for line in lines)
     assert any(line.startswith("a second sync would change 0 file(s)") for line in lines)
     assert any(line.startswith("== 6. sibling compared with the canonical client") for line in lines)

@@ -48,6 +48,7 @@ __all__ = [
     "excluded",
     "locate",
     "matches",
+    "bundled_workspace",
     "read_tree",
     "walk_tree",
 ]
@@ -222,10 +223,13 @@ class Consumer:
 def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
     """The manifest to use: ``--workspace``, else ``$PLAIT_WORKSPACE``, else the
     nearest ``lineages.toml`` (or ``lineages/lineages.toml``) from the current
-    directory upwards, else the bundled workspace of the source checkout plait
-    runs from (an editable install).  A wheel carries no workspace: it would be
-    read-only in site-packages, and its canonical client lives beside it in the
-    repository, so an installed plait needs one of the first three."""
+    directory upwards.
+
+    Nothing else: a project without a manifest is an error, never the
+    bundled demo workspace, which printed the demo's lineages as if they
+    were the project's and let `plait check` inside a service say ``ok``.
+    The bundled workspace is used by `plait demo`, or when named.
+    """
     for given in (explicit, os.environ.get(ENV_WORKSPACE) or None):
         if given is not None:
             path = Path(given).expanduser()
@@ -238,10 +242,21 @@ def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None =
         for candidate in (folder / MANIFEST, folder / "lineages" / MANIFEST):
             if candidate.is_file():
                 return candidate
-    checkout = Path(__file__).resolve().parents[2] / "lineages" / MANIFEST
-    if checkout.is_file():
-        return checkout
-    raise PlaitError(f"no workspace found: pass --workspace DIR or set {ENV_WORKSPACE}")
+    raise PlaitError(
+        f"no lineages.toml here or above ({here}); run `plait init`, or pass --workspace DIR (or set {ENV_WORKSPACE})"
+    )
+
+
+def bundled_workspace() -> Path:
+    """The bundled demo workspace of the source checkout plait runs from (an editable install).
+
+    A wheel carries none: it would be read-only in site-packages, and its
+    canonical client lives beside it in the repository.
+    """
+    manifest = Path(__file__).resolve().parents[2] / "lineages" / MANIFEST
+    if not manifest.is_file():
+        raise PlaitError("this plait has no bundled workspace (it is not a source checkout); pass --workspace DIR")
+    return manifest
 
 
 def unreadable(exc: OSError, path: Path) -> PlaitError:

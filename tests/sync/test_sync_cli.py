@@ -35,7 +35,7 @@ def _json(result) -> dict:
     return data
 
 
-def test_status_piped_prints_one_grepable_line_per_lineage_with_full_node_paths(behind) -> None:
+def test_status_piped_prints_one_grepable_line_per_change_then_a_summary_per_lineage(behind) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "plait", "--workspace", str(behind.root), "status"],
         capture_output=True,
@@ -44,10 +44,13 @@ def test_status_piped_prints_one_grepable_line_per_lineage_with_full_node_paths(
     )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout
-    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("fork  ")]
-    assert "core.py: + Client.fetch_many" in line
-    assert 'core.py: branch self.mode == "uds" in Client.fetch' in line
-    assert line.startswith("fork  behind  pending ")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("fork  ")]
+    assert "fork  pending  core.py  + Client.fetch_many" in lines
+    assert 'fork  carries  core.py  branch self.mode == "uds" in Client.fetch' in lines
+    pending = sum(1 for line in lines if line.startswith("fork  pending  "))
+    carries = sum(1 for line in lines if line.startswith("fork  carries  "))
+    assert lines[-1].startswith(f"fork  behind  pending {pending}  carries {carries}  canonical@")
+    assert proc.stdout.splitlines()[-1] == f"workspace: {behind.root / 'lineages.toml'}"
 
 
 def test_status_check_exits_1_when_a_lineage_is_behind_and_0_when_it_is_not(behind) -> None:

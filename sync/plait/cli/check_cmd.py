@@ -67,4 +67,6 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
         out.line(check_summary(result), _STYLE[result.state], stderr=result.state == "error")
     if not results:
         out.line("no vendored directory found" if locks else "the workspace declares no consumer")
+    if not locks:
+        out.workspace(inputs["workspace"])
     sys.exit(code)

@@ -221,3 +221,5 @@ def _emit(report: ConformReport, out: Output, fmt: str) -> None:
     else:
         for line in plain_lines(report):
             out.line(line)
+    if fmt == "text":
+        out.workspace(report.inputs.get("workspace"))

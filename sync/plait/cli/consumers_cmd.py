@@ -57,4 +57,5 @@ def consumers_command(ws: Callable[[], Workspace], out: Output) -> None:
         out.show(table)
     else:
         out.line("the workspace declares no consumer")
+    out.workspace(workspace.manifest)
     sys.exit(0)

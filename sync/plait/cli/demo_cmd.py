@@ -29,7 +29,7 @@ from ..vendoring.check import check, check_exit
 from ..vendoring.vendor import vendor
 from ..workspace import CANONICAL, Workspace, copy_workspace
 from . import command
-from .options import workspace_option
+from .options import demo_workspace_option
 from .output import Output, output_options, reports_errors
 from .render import check_summary, render_diff, render_report, render_status, render_vendor_report
 
@@ -44,7 +44,7 @@ __all__ = ["demo"]
     help="The lineage to diff against the canonical client afterwards (default: the last in sync order).",
 )
 @click.option("--keep", is_flag=True, help="Keep the temporary copy and print where it is.")
-@workspace_option
+@demo_workspace_option
 @output_options("demo")
 @reports_errors
 def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Output) -> None:

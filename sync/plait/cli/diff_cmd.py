@@ -66,4 +66,6 @@ def diff_command(a: str, b: str, fmt: str, ws: Callable[[], Workspace], out: Out
         out.emit_json(result.to_json(), inputs=inputs)
     else:
         render_diff(result, out, fmt)
+        if fmt == "text" and workspace is not None:
+            out.workspace(workspace.manifest)
     sys.exit(0)

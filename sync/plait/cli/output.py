@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = [
     "JSON_SCHEMA",
     "ColorMode",
-    "Items",
     "Output",
     "PlainTable",
     "color_option",
@@ -80,30 +79,13 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
     )
 
 
-@dataclass(frozen=True)
-class Items:
-    """A counted list in one cell: ``pending 2: a, b`` in a pipe, one item per line in a terminal."""
-
-    label: str
-    items: Sequence[str]
-
-    def plain(self) -> str:
-        listed = f": {', '.join(self.items)}" if self.items else ""
-        return f"{self.label} {len(self.items)}{listed}"
-
-    def lines(self) -> str:
-        head = f"{self.label} {len(self.items)}" + (":" if self.items else "")
-        return "\n".join([head, *self.items])
-
-
-Cell = str | Items
 
 
 @dataclass
 class PlainTable:
     """A table that stays readable in a terminal and grep-able in a pipe.
 
-    A cell is a string or `Items`.  In a terminal only the columns named in
+    A cell is a string.  In a terminal only the columns named in
     *wrap* may wrap (the others keep ids and names whole).  In a pipe each
     row prints as one line, its cells in full, separated by two spaces;
     empty cells print as ``-`` so the columns stay countable.
@@ -112,9 +94,9 @@ class PlainTable:
     title: str
     columns: Sequence[str]
     wrap: Sequence[str] = ()
-    rows: list[tuple[list[Cell], str | None]] = field(default_factory=list)
+    rows: list[tuple[list[str], str | None]] = field(default_factory=list)
 
-    def add(self, *cells: Cell, style: str | None = None) -> None:
+    def add(self, *cells: str, style: str | None = None) -> None:
         self.rows.append((list(cells), style))
 
     def render(self, console: Console) -> None:
@@ -127,7 +109,7 @@ class PlainTable:
                 wraps = name in self.wrap
                 table.add_column(name, overflow="fold", no_wrap=not wraps, min_width=12 if wraps else None)
             for cells, style in self.rows:
-                table.add_row(*(c.lines() if isinstance(c, Items) else c for c in cells), style=style)
+                table.add_row(*cells, style=style)
             console.print(table)
             return
         for line in self.plain_lines():
@@ -137,8 +119,7 @@ class PlainTable:
         """The rows as a pipe gets them: one line each, cells in full, two spaces apart."""
         out: list[str] = []
         for cells, _style in self.rows:
-            flat = [c.plain() if isinstance(c, Items) else c for c in cells]
-            out.append("  ".join(c if c else "-" for c in flat))
+            out.append("  ".join(c if c else "-" for c in cells))
         return out
 
 
@@ -210,6 +191,11 @@ class Output:
 
         click.echo(text)
 
+    def workspace(self, manifest: object) -> None:
+        """The report's last line: which manifest it is about (never guessed by the reader)."""
+        if manifest:
+            self.line(f"workspace: {manifest}", "dim")
+
     def error(self, message: str) -> None:
         self.line(f"plait {self.command}: error: {message}", stderr=True)
 
@@ -261,7 +247,9 @@ def report_tail(
     for note in report.notes:
         out.line(note)
     if report.dry_run:
-        out.line("dry run: nothing was written")
+        out.line(f"dry run: nothing was written; this is what a run would do in {report.manifest}")
+    else:
+        out.workspace(report.manifest)
 
 
 def finish_run(
@@ -296,9 +284,10 @@ def finish_run(
         render(report, out)
         for plan in report.plans:
             for conflict in plan.conflicts:
-                out.line(f"CONFLICT {plan.name} {conflict.describe()}", stderr=True)
+                said = "would CONFLICT" if report.dry_run else "CONFLICT"
+                out.line(f"{said} {plan.name} {conflict.describe()}", stderr=True)
             if plan.outcome == "refused":
-                out.error(f"{plan.name}: {plan.reason}")
+                out.error(f"{plan.name}: {'would be refused: ' if report.dry_run else ''}{plan.reason}")
     sys.exit(report.exit_code)
 
 

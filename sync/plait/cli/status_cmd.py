@@ -49,4 +49,5 @@ def status_command(lineages: tuple[str, ...], check: bool, ws: Callable[[], Work
         out.emit_json({"exit": code, "lineages": [row.to_json() for row in rows]}, inputs=inputs)
     else:
         render_status(rows, out)
+        out.workspace(workspace.manifest)
     sys.exit(code)

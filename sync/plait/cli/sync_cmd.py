@@ -14,7 +14,7 @@ from ..workspace import Workspace
 from . import command
 from .options import workspace_option
 from .output import Output, finish_run, output_options, reports_errors
-from .render import render_report
+from .render import outcome_words, render_report
 
 __all__ = ["sync_command"]
 
@@ -97,6 +97,6 @@ def sync_command(
             commit=commit,
             push=push,
             budget=budget,
-            progress=lambda plan: step(f"{plan.name}: {plan.outcome}"),
+            progress=lambda plan: step(f"{plan.name}: {outcome_words(plan.outcome, dry_run)}"),
         )
     finish_run(report, out, key="lineages", dry_run=dry_run, inputs=inputs, render=render_report)

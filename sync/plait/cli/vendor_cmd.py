@@ -14,7 +14,7 @@ from ..workspace import Workspace
 from . import command
 from .options import workspace_option
 from .output import Output, finish_run, output_options, reports_errors
-from .render import render_vendor_report
+from .render import outcome_words, render_vendor_report
 
 __all__ = ["vendor_command"]
 
@@ -80,7 +80,7 @@ def vendor_command(
             push=push,
             jobs=jobs or os.cpu_count() or 1,
             budget=budget,
-            progress=lambda plan: step(f"{plan.consumer}: {plan.outcome}"),
+            progress=lambda plan: step(f"{plan.consumer}: {outcome_words(plan.outcome, dry_run)}"),
         )
     inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers), "all": all_}
     finish_run(report, out, key="consumers", dry_run=dry_run, inputs=inputs, render=render_vendor_report)

@@ -299,7 +299,7 @@ def _sync(
         plans.append(plan)
         if progress is not None:
             progress(plan)
-    report = SyncReport(plans, dry_run=dry_run)
+    report = SyncReport(plans, dry_run=dry_run, manifest=str(ws.manifest))
     if dry_run or report.refused or (report.conflicted and not write_conflicts):
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")

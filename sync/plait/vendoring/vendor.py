@@ -451,7 +451,7 @@ def _vendor(
     budget: float,
     progress: Callable[[VendorPlan], None] | None,
 ) -> VendorReport:
-    report = VendorReport(_plan_all(ws, consumers, jobs, budget, progress), dry_run=dry_run)
+    report = VendorReport(_plan_all(ws, consumers, jobs, budget, progress), dry_run=dry_run, manifest=str(ws.manifest))
     if dry_run or report.refused or (report.conflicted and not write_conflicts):
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
