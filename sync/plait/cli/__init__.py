@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "status": ("status_cmd", "status_command", "Show each lineage's source, base, pending changes and own features."),
     "sync": ("sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."),
     "diff": ("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
+    "init": ("init_cmd", "init_command", "Write a commented lineages.toml by reading the copies' code."),
     "adopt": ("adopt_cmd", "adopt_command", "Record the base a never-synced lineage forked from."),
     "vendor": ("vendor_cmd", "vendor_command", "Re-vendor consumers from their source, keeping their local edits."),
     "check": ("check_cmd", "check_command", "Check vendored copies against their locks, and locks against sources."),
