@@ -182,9 +182,10 @@ class Match:
     def shares(self, total: int) -> str:
         return f"{self.modules} of {total} modules, {self.score:.0%} alike"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shown: str) -> dict[str, Any]:
+        """The match as data, its directory *shown* as the manifest names places."""
         return {
-            "directory": str(self.directory),
+            "directory": shown,
             "score": round(self.score, 4),
             "pairs": [{"canonical": c, "copy": k, "alike": round(s, 4)} for c, k, s in self.pairs],
             "missing": list(self.missing),
@@ -392,6 +393,7 @@ class PackageFinding:
 
     given: str | None
     directory: Path
+    shown: str
     package: str
     place: Place
     style: ImportStyle
@@ -402,7 +404,7 @@ class PackageFinding:
     def to_json(self) -> dict[str, Any]:
         return {
             "given": self.given,
-            "directory": str(self.directory),
+            "directory": self.shown,
             "package": self.package,
             "place": self.place.keys(),
             "imports": self.style.to_json(),
@@ -427,6 +429,7 @@ class CopyFinding:
     given: str
     kind: Kind
     directory: Path
+    shown: str
     root: Path
     package: str
     place: Place
@@ -436,6 +439,7 @@ class CopyFinding:
     source: str = CANONICAL
     source_why: str = ""
     runner_up: Match | None = None
+    runner_up_shown: str = ""
     evidence: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -457,14 +461,14 @@ class CopyFinding:
             "name": self.name,
             "given": self.given,
             "kind": self.kind,
-            "directory": str(self.directory),
+            "directory": self.shown,
             "package": self.package,
             "place": self.place.keys(),
             "source": self.source,
             "source_why": self.source_why,
             "imports": self.style.to_json(),
-            "match": self.match.to_json(),
-            "runner_up": self.runner_up.to_json() if self.runner_up is not None else None,
+            "match": self.match.to_json(self.shown),
+            "runner_up": self.runner_up.to_json(self.runner_up_shown) if self.runner_up is not None else None,
             "evidence": self.evidence,
             "notes": self.notes,
         }
@@ -511,6 +515,21 @@ class _Given:
     def top(self) -> Path | None:
         """The git repository the directory is in (a URL's clone)."""
         return self.local if self.url is not None else repository_top(self.local)
+
+    def inside(self, path: Path) -> str:
+        """*path* as a user finds it in what they gave: relative to it."""
+        return path.relative_to(self.local).as_posix()
+
+    def shown(self, path: Path, ws_dir: Path) -> str:
+        """*path* as the manifest's reader finds it: relative to the manifest, or in the URL's repository.
+
+        Never an absolute path: the manifest is committed and read on other
+        machines, and a URL's clone is temporary.
+        """
+        if self.url is not None:
+            rel = self.inside(path)
+            return self.url + (f" ({rel})" if rel != "." else "")
+        return Path(os.path.relpath(path, ws_dir)).as_posix()
 
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -600,19 +619,19 @@ def _candidates(canonical: Mapping[str, Counter[str]], top: Path, reader: _Reade
     return sorted(found, key=lambda m: (-m.score, str(m.directory)))
 
 
-def _best(found: Sequence[Match], where: str, what: str) -> tuple[Match, Match | None]:
+def _best(found: Sequence[Match], given: _Given, what: str) -> tuple[Match, Match | None]:
     """The one best candidate and the runner-up; an error when none is good enough or several are."""
     good = [m for m in found if m.score >= MIN_SCORE and m.modules]
     if not good:
-        near = f" (the closest, {found[0].directory}, is {found[0].score:.0%} alike)" if found else ""
-        raise PlaitError(f"no copy of {what} found: no package here carries its modules{near}", path=where)
+        near = f" (the closest, {given.inside(found[0].directory)}, is {found[0].score:.0%} alike)" if found else ""
+        raise PlaitError(f"no copy of {what} found: no package here carries its modules{near}", path=given.text)
     best = good[0]
     ties = [m for m in good if best.score - m.score <= TIE_MARGIN]
     if len(ties) > 1:
-        listed = ", ".join(f"{m.directory} ({m.score:.0%})" for m in ties)
+        listed = ", ".join(f"{given.inside(m.directory)} ({m.score:.0%})" for m in ties)
         raise PlaitError(
             f"several equally good copies of {what}: {listed}; name the one you mean (give its directory)",
-            path=where,
+            path=given.text,
         )
     return best, (found[1] if len(found) > 1 else None)
 
@@ -629,14 +648,15 @@ def _canonical(
     reader: _Reader,
 ) -> PackageFinding:
     """The canonical package: the one given, or the top-level package the copies match best."""
-    where = given.local if given is not None else (ws_top or ws_dir)
-    if given is not None and _is_package(given.local):
-        options = [given.local]
+    here = ws_top or ws_dir
+    look = given or _Given(str(here), here)
+    if _is_package(look.local):
+        options = [look.local]
     else:
         skip = [] if given is not None else [c.local for c in copies if c.url is None]
         options = [
             p
-            for p in _packages(where)
+            for p in _packages(look.local)
             if not _is_package(p.parent)
             and p.name not in _NOT_CANONICAL
             and not any(p == s or p.is_relative_to(s) for s in skip)
@@ -644,16 +664,16 @@ def _canonical(
     if not options:
         raise PlaitError(
             "cannot find the canonical package: no top-level package here (pass --canonical PATH|URL)",
-            path=str(where),
+            path=look.text,
         )
-    why = "given with --canonical" if given is not None else f"found in {where}"
+    why = "given with --canonical" if given is not None else "the only top-level package of this repository"
     runner_up = ""
     if len(options) > 1:
+        listed = ", ".join(look.inside(p) for p in options)
         if not copies:
-            listed = ", ".join(str(p) for p in options)
             raise PlaitError(
                 f"cannot tell the canonical package among {listed}: pass --canonical, or name the copies",
-                path=str(where),
+                path=look.text,
             )
         totals = []
         for option in options:
@@ -667,36 +687,39 @@ def _canonical(
         (best, chosen), (second, other) = totals[0], totals[1]
         if best < MIN_SCORE:
             raise PlaitError(
-                "cannot find the canonical package: the copies carry none of the packages here"
-                " (pass --canonical PATH|URL)",
-                path=str(where),
+                f"cannot find the canonical package: the copies carry none of {listed} (pass --canonical PATH|URL)",
+                path=look.text,
             )
         if best - second <= TIE_MARGIN:
             raise PlaitError(
-                f"cannot tell the canonical package: the copies match {chosen} and {other} equally (pass --canonical)",
-                path=str(where),
+                f"cannot tell the canonical package: the copies match {look.inside(chosen)} and"
+                f" {look.inside(other)} equally (pass --canonical)",
+                path=look.text,
             )
         options = [chosen]
-        why += f": the package the copies share ({best:.0%} alike, on average)"
-        runner_up = f"{other} ({second:.0%} alike)"
+        why = f"of the top-level packages {listed}, the one the copies share ({best:.0%} alike, on average)"
+        runner_up = f"{look.inside(other)} ({second:.0%} alike)"
     directory = options[0]
     files = reader.package_files(directory)
-    limit = given.top if given is not None else ws_top
-    dotted = ".".join(_import_path(directory, limit))
-    names = sorted({directory.name, dotted})
-    style = import_style(files, names)
-    package = _self_name(style, directory.name)
-    place = _place(directory, given or _Given(str(directory), directory), ws_dir, ws_top)
+    dotted = ".".join(_import_path(directory, look.top))
+    style = import_style(files, sorted({directory.name, dotted}))
     return PackageFinding(
-        given.text if given is not None else None, directory, package, place, style, files, why, runner_up
+        given=given.text if given is not None else None,
+        directory=directory,
+        shown=look.shown(directory, ws_dir),
+        package=_self_name(style, directory.name),
+        place=_place(directory, look, ws_dir, ws_top),
+        style=style,
+        files=files,
+        why=why,
+        runner_up=runner_up,
     )
 
 
 def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path | None, reader: _Reader) -> CopyFinding:
     """The copy of the canonical package inside *given*, and what kind of copy it is."""
-    where = given.text
     found = _candidates(reader.line_sets(canonical.directory), given.local, reader, [canonical.directory])
-    best, runner_up = _best(found, where, f"{canonical.package} ({canonical.directory})")
+    best, runner_up = _best(found, given, canonical.package)
     directory = best.directory
     files = reader.package_files(directory)
     limit = given.top
@@ -729,7 +752,9 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
         root = directory
         for _ in package.split("."):
             root = root.parent
-        evidence.append(f"{'/'.join(dotted)} is nested in the package {'.'.join(dotted[:-1])}, so a consumer (a vendored copy)")
+        evidence.append(
+            f"{'/'.join(dotted)} is nested in the package {'.'.join(dotted[:-1])}, so a consumer (a vendored copy)"
+        )
         if spoken == package:
             evidence.append(f"found by its imports: {example}")
         else:
@@ -747,6 +772,7 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
         given=given.text,
         kind=kind,
         directory=directory,
+        shown=given.shown(directory, ws_dir),
         root=root,
         package=package,
         place=_place(root, given, ws_dir, ws_top),
@@ -754,6 +780,7 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
         match=best,
         files=files,
         runner_up=runner_up,
+        runner_up_shown=given.shown(runner_up.directory, ws_dir) if runner_up is not None else "",
         evidence=evidence,
         notes=notes,
     )
@@ -972,7 +999,7 @@ def _canonical_table(found: PackageFinding) -> Any:
     import tomlkit
 
     table = tomlkit.table()
-    lines = [f"{found.package}: {found.directory}", f"{found.why}"]
+    lines = [f"{found.package}: {found.shown}, {found.why}"]
     if found.runner_up:
         lines.append(f"runner-up: {found.runner_up}")
     lines.append(
@@ -990,7 +1017,7 @@ def _lineage_table(copy: CopyFinding) -> Any:
     import tomlkit
 
     table = tomlkit.table()
-    _comments(table, [f"{copy.given}: {copy.directory}", *copy.evidence, *(f"note: {n}" for n in copy.notes)])
+    _comments(table, [copy.shown, *copy.evidence, *(f"note: {n}" for n in copy.notes)])
     _keyed(table, "package", copy.package)
     for key, (value, why) in _where(copy.place, "a lineage").items():
         _keyed(table, key, value, why)
@@ -1018,7 +1045,7 @@ def _consumer_table(copy: CopyFinding) -> Any:
     import tomlkit
 
     table = tomlkit.table()
-    _comments(table, [f"{copy.given}: {copy.directory}", *copy.evidence, *(f"note: {n}" for n in copy.notes)])
+    _comments(table, [copy.shown, *copy.evidence, *(f"note: {n}" for n in copy.notes)])
     for key, (value, why) in _where(copy.place, "the consumer").items():
         _keyed(table, key, value, why)
     _keyed(table, "vendor_dir", copy.vendor_dir, "the vendored package, inside the consumer")
