@@ -253,28 +253,29 @@ class ImportStyle:
     """How a package spells the imports of its own modules.
 
     relative: how many relative imports (``from .x import y``) it has.
-    absolute: per name it imports itself by, the absolute imports naming it,
-      each as ``file:line: statement``.
+    absolute: per name it imports itself by, how many absolute imports name it.
+    first: per such name, the first of them, as ``file:line: statement``.
     unparsable: files libcst could not parse (not surveyed).
     """
 
     relative: int = 0
-    absolute: dict[str, list[str]] = field(default_factory=dict)
+    absolute: dict[str, int] = field(default_factory=dict)
+    first: dict[str, str] = field(default_factory=dict)
     unparsable: list[str] = field(default_factory=list)
 
     @property
     def absolute_count(self) -> int:
-        return sum(len(v) for v in self.absolute.values())
+        return sum(self.absolute.values())
 
     def dominant(self) -> str | None:
         """The name most of its absolute self-imports use, if any."""
         if not self.absolute:
             return None
-        return max(sorted(self.absolute), key=lambda name: len(self.absolute[name]))
+        return max(sorted(self.absolute), key=lambda name: self.absolute[name])
 
     def example(self, name: str | None = None) -> str:
         chosen = name or self.dominant()
-        return self.absolute[chosen][0] if chosen in self.absolute else ""
+        return self.first.get(chosen, "") if chosen is not None else ""
 
     def spelled(self) -> str:
         """The spelling in words: ``4 absolute, 1 relative``."""
@@ -286,7 +287,12 @@ class ImportStyle:
         return ", ".join(parts) or "none"
 
     def to_json(self) -> dict[str, Any]:
-        return {"relative": self.relative, "absolute": self.absolute, "unparsable": self.unparsable}
+        return {
+            "relative": self.relative,
+            "absolute": self.absolute,
+            "first": self.first,
+            "unparsable": self.unparsable,
+        }
 
 
 def _modules_of(files: Mapping[str, str]) -> set[str]:
@@ -315,6 +321,9 @@ def import_style(files: Mapping[str, str], names: Sequence[str]) -> ImportStyle:
     modules = _modules_of(files)
     by_length = sorted(set(names), key=lambda n: (-len(n), n))
     style = ImportStyle()
+    # Where each name's first import is, to give its line: positions cost a
+    # pass over the whole file, so only the files holding a first are measured.
+    firsts: dict[str, tuple[str, cst.Module, cst.CSTNode]] = {}
 
     def own(module: str) -> str | None:
         for name in by_length:
@@ -327,39 +336,42 @@ def import_style(files: Mapping[str, str], names: Sequence[str]) -> ImportStyle:
         return None
 
     class Collector(cst.CSTVisitor):
-        METADATA_DEPENDENCIES = (PositionProvider,)
-
-        def __init__(self, rel: str, empty: cst.Module) -> None:
+        def __init__(self, rel: str, tree: cst.Module) -> None:
             self.rel = rel
-            self.empty = empty
+            self.tree = tree
 
         def _record(self, name: str | None, node: cst.CSTNode) -> None:
-            if name is None:
-                return
-            line = self.get_metadata(PositionProvider, node).start.line
-            code = " ".join(self.empty.code_for_node(node).split())
-            style.absolute.setdefault(name, []).append(f"{self.rel}:{line}: {code}")
+            if name is not None:
+                style.absolute[name] = style.absolute.get(name, 0) + 1
+                firsts.setdefault(name, (self.rel, self.tree, node))
 
-        def visit_Import(self, node: cst.Import) -> None:
-            for alias in node.names:
-                self._record(own(get_full_name_for_node(alias.name) or ""), node)
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            for statement in node.body:
+                if isinstance(statement, cst.Import):
+                    for alias in statement.names:
+                        self._record(own(get_full_name_for_node(alias.name) or ""), statement)
+                elif isinstance(statement, cst.ImportFrom):
+                    if statement.relative:
+                        style.relative += 1
+                    elif statement.module is not None:
+                        self._record(own(get_full_name_for_node(statement.module) or ""), statement)
+            return False  # an import is a statement of its own: nothing below this line holds one
 
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if node.relative:
-                style.relative += 1
-                return
-            module = get_full_name_for_node(node.module) if node.module is not None else None
-            if module is not None:
-                self._record(own(module), node)
-
-    empty = cst.Module([])
     for rel, text in sorted(files.items()):
+        if "from ." not in text and not any(name in text for name in by_length):
+            continue  # no import of its own package can be spelled without these
         try:
             tree = cst.parse_module(text)
         except cst.ParserSyntaxError:
             style.unparsable.append(rel)
             continue
-        MetadataWrapper(tree, unsafe_skip_copy=True).visit(Collector(rel, empty))
+        tree.visit(Collector(rel, tree))
+    positions: dict[int, Mapping[cst.CSTNode, Any]] = {}
+    for name, (rel, tree, node) in firsts.items():
+        if id(tree) not in positions:
+            positions[id(tree)] = MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider)
+        line = positions[id(tree)][node].start.line
+        style.first[name] = f"{rel}:{line}: {' '.join(tree.code_for_node(node).split())}"
     return style
 
 
@@ -759,10 +771,10 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
             evidence.append(f"found by its imports: {example}")
         else:
             evidence.append(f"named by its place: {structural} (its self-imports: {style.spelled()})")
-        for name, statements in sorted(style.absolute.items()):
+        for name, count in sorted(style.absolute.items()):
             if name != package:
                 notes.append(
-                    f"{len(statements)} of its imports still name {name}, e.g. {statements[0]}"
+                    f"{count} of its imports still name {name}, e.g. {style.first[name]}"
                     f" (the rewrite into {package} missed them?)"
                 )
     if style.unparsable:
