@@ -434,7 +434,10 @@ class CopyFinding:
     root: for a consumer, the directory its package is imported from (the
       manifest's consumer root); for a lineage, the package directory.
     source: the copy it syncs or vendors from (``canonical`` or a lineage).
-    match: the copy against its source.
+    match: the copy against its source, carried into the copy's namespace.
+    absolute_imports: a lineage's source is carried with absolute
+      self-imports (``transforms.absolute_imports``): it is more like the
+      lineage so.
     """
 
     name: str
@@ -450,6 +453,7 @@ class CopyFinding:
     files: dict[str, str]
     source: str = CANONICAL
     source_why: str = ""
+    absolute_imports: bool = False
     runner_up: Match | None = None
     runner_up_shown: str = ""
     evidence: list[str] = field(default_factory=list)
@@ -458,11 +462,6 @@ class CopyFinding:
     @property
     def vendor_dir(self) -> str:
         return self.directory.relative_to(self.root).as_posix()
-
-    @property
-    def absolute_imports(self) -> bool:
-        """Whether the copy spells its self-imports absolutely (most of them; all, usually)."""
-        return self.style.absolute_count > 0 and self.style.absolute_count >= self.style.relative
 
     @property
     def renamed(self) -> dict[str, str]:
@@ -834,27 +833,47 @@ def _choose_sources(copies: Sequence[CopyFinding], canonical: PackageFinding) ->
     source only of copies less like the canonical than itself, so no two
     lineages sync from each other.
     """
-    to_canonical = {id(c): _carried_match(canonical.files, canonical.package, c) for c in copies}
-    chosen: list[tuple[CopyFinding, str, Match]] = []
+    to_canonical = {id(c): _closest(canonical.files, canonical.package, c) for c in copies}
+    chosen: list[tuple[CopyFinding, str, tuple[Match, bool]]] = []
     for copy in copies:
         source, best = CANONICAL, to_canonical[id(copy)]
         for lineage in copies:
-            if lineage.kind != "lineage" or to_canonical[id(lineage)].score <= to_canonical[id(copy)].score:
+            if lineage.kind != "lineage" or to_canonical[id(lineage)][0].score <= to_canonical[id(copy)][0].score:
                 continue
-            found = _carried_match(lineage.files, lineage.package, copy)
-            if found.score > best.score + SOURCE_MARGIN and (source == CANONICAL or found.score > best.score):
-                source, best = lineage.name, found
+            candidate = _closest(lineage.files, lineage.package, copy)
+            if candidate[0].score > best[0].score + SOURCE_MARGIN and (
+                source == CANONICAL or candidate[0].score > best[0].score
+            ):
+                source, best = lineage.name, candidate
         chosen.append((copy, source, best))
-    for copy, source, best in chosen:
-        copy.source, copy.match = source, best
+    for copy, source, (closest, absolute) in chosen:
+        copy.source, copy.match, copy.absolute_imports = source, closest, absolute
         if source != CANONICAL:
             copy.source_why = (
-                f"closer to the lineage {source} ({best.score:.0%} alike) than to the canonical package"
-                f" ({to_canonical[id(copy)].score:.0%})"
+                f"closer to the lineage {source} ({closest.score:.0%} alike) than to the canonical package"
+                f" ({to_canonical[id(copy)][0].score:.0%})"
             )
 
 
-def _carried_match(files: Mapping[str, str], package: str, copy: CopyFinding) -> Match:
+def _closest(files: Mapping[str, str], package: str, copy: CopyFinding) -> tuple[Match, bool]:
+    """*copy* against a source, and whether the source is carried with absolute imports.
+
+    A lineage whose self-imports are all absolute is carried so, one with
+    none as they are; one that mixes both is carried the way that makes the
+    source most like it (relative on a tie: no transform to explain).
+    """
+    style = copy.style
+    if copy.kind != "lineage" or not style.absolute_count:
+        settings = [False]
+    elif not style.relative:
+        settings = [True]
+    else:
+        settings = [False, True]
+    results = [(_carried_match(files, package, copy, absolute), absolute) for absolute in settings]
+    return max(results, key=lambda r: (r[0].score, not r[1]))
+
+
+def _carried_match(files: Mapping[str, str], package: str, copy: CopyFinding, absolute: bool) -> Match:
     """*copy* against a source whose files are carried into the copy's namespace first.
 
     The renames found comparing the raw files tell the rewrite which modules
@@ -865,7 +884,6 @@ def _carried_match(files: Mapping[str, str], package: str, copy: CopyFinding) ->
 
     theirs = _line_sets(copy.files)
     raw = match(_line_sets(files), theirs, copy.directory)
-    absolute = copy.kind == "lineage" and copy.absolute_imports
     rewrite = ImportRewrite.between(package, copy.package, raw.renamed, absolute=absolute)
     try:
         carried = rewrite_tree(files, package=package, rewrite=rewrite)
@@ -1042,12 +1060,21 @@ def _lineage_table(copy: CopyFinding) -> Any:
         for ours, theirs in sorted(copy.renamed.items()):
             files.add(ours, theirs)
         table.add("files", files)
+    mixed = bool(copy.style.absolute_count and copy.style.relative)
     if copy.absolute_imports:
         transforms = tomlkit.table()
-        transforms.add(tomlkit.comment(f"it spells its self-imports absolutely ({copy.style.spelled()}):"))
+        how = "mostly absolutely, and its source is closer carried so" if mixed else "absolutely"
+        transforms.add(tomlkit.comment(f"it spells its self-imports {how} ({copy.style.spelled()}):"))
         transforms.add(tomlkit.comment(copy.style.example(copy.package) or copy.style.example()))
         transforms.add("absolute_imports", True)
         table.add("transforms", transforms)
+    elif mixed:
+        table.add(
+            tomlkit.comment(
+                f"its self-imports are mixed ({copy.style.spelled()}), and its source is as close carried as it is:"
+                " no transform"
+            )
+        )
     elif copy.style.relative:
         table.add(tomlkit.comment(f"its self-imports are relative ({copy.style.spelled()}): no transform needed"))
     return table

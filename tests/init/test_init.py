@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import Setup, commit_all, make_setup, vendor_by_hand
+from conftest import Setup, commit_all, edit, make_setup, vendor_by_hand
 from vendor_builders import fingerprint, init_repo, write_tree
 
 from plait.cli import cli
@@ -335,3 +335,67 @@ def test_json_gives_the_findings_as_data(setup: Setup, monkeypatch: pytest.Monke
 def test_the_library_raises_one_plait_error(setup: Setup) -> None:
     with pytest.raises(PlaitError, match="no copy of corelib"):
         init(setup.ws, str(setup.canonical), [str(setup.ws)], cwd=setup.ws)
+
+
+# -- what the imports say, when they disagree with the place ---------------------
+
+
+def test_imports_the_hand_rewrite_missed_are_named_and_do_not_rename_the_package(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_py = setup.svc_a / "svc_a" / "_vendored_corelib" / "__init__.py"
+    edit(init_py, "import svc_a._vendored_corelib.errors", "import corelib.errors")
+    edit(init_py, "= svc_a._vendored_corelib.errors.Failure", "= corelib.errors.Failure")
+    monkeypatch.chdir(setup.ws)
+
+    result = _plait("init", "--canonical", "../canonical", "../svc-a")
+
+    assert result.exit_code == 0, result.output + result.stderr
+    assert _manifest(setup)["consumers"]["svc-a"]["package"] == "svc_a._vendored_corelib"
+    text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
+    assert (
+        "# note: 1 of its imports still name corelib, e.g. __init__.py:3: import corelib.errors"
+        " (the rewrite into svc_a._vendored_corelib missed them?)\n" in text
+    )
+
+
+def test_a_service_imported_from_a_subdirectory_is_named_by_the_path_its_imports_use(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """app/ is a package too, but the service runs from inside it: its imports say svc_c._vendor.corelib."""
+    svc_c = setup.root / "svc-c"
+    write_tree(svc_c / "app", {"__init__.py": "", "svc_c/__init__.py": "", "svc_c/_vendor/__init__.py": ""})
+    vendor_by_hand(
+        setup.canonical / "corelib", svc_c / "app" / "svc_c" / "_vendor" / "corelib", "svc_c._vendor.corelib"
+    )
+    commit_all(init_repo(svc_c), "svc-c")
+    monkeypatch.chdir(setup.ws)
+
+    result = _plait("init", "--canonical", "../canonical", "../svc-c")
+
+    assert result.exit_code == 0, result.output + result.stderr
+    assert _manifest(setup)["consumers"]["svc-c"] == {
+        "git": "../svc-c",
+        "subdir": "app",
+        "vendor_dir": "svc_c/_vendor/corelib",
+        "package": "svc_c._vendor.corelib",
+        "source": "canonical",
+    }
+    Workspace.load(setup.ws)
+
+
+def test_a_fork_that_kept_relative_imports_needs_no_transform(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = setup.root / "plain"
+    vendor_by_hand(setup.canonical / "corelib", plain / "corelib", "corelib")
+    commit_all(init_repo(plain), "a fork that changed nothing yet")
+    monkeypatch.chdir(setup.ws)
+
+    result = _plait("init", "--canonical", "../canonical", "../plain", "--json")
+
+    assert result.exit_code == 0, result.output + result.stderr
+    (lineage,) = json.loads(result.output)["lineages"]
+    assert (lineage["absolute_imports"], lineage["files"], lineage["source"]) == (False, {}, "canonical")
+    data = _manifest(setup)["lineages"]["plain"]
+    assert "transforms" not in data and "files" not in data
+    text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
+    assert "# its self-imports are mixed (3 absolute, 3 relative), and its source is as close" in text
