@@ -988,7 +988,8 @@ consumers  services that vendored a copy into a package of their own
 
 What each copy last synced from is not written here but by plait, in
 .plait/ beside this file.  Nothing is recorded yet: record where each copy
-started, so that the first sync and vendor merge three ways, not two:
+started, so that the first sync and vendor merge three ways, not two (run
+these from this directory):
 """
 
 
@@ -1214,7 +1215,8 @@ def init(
     here = (cwd or Path.cwd()).resolve()
     found = survey(workspace, canonical, copies, cwd=here)
     commands = next_commands(found, here)
-    text = render_manifest(found, commands)
+    # The manifest's reader runs them from its directory, not from where init ran.
+    text = render_manifest(found, next_commands(found, found.manifest.parent))
     try:
         Workspace(found.manifest, text)
     except PlaitError as exc:

@@ -149,6 +149,8 @@ def test_the_commands_name_the_workspace_when_it_is_elsewhere(setup: Setup, monk
     assert result.exit_code == 0, result.output + result.stderr
     assert "  plait --workspace ws/lineages.toml adopt fork" in result.output.splitlines()
     assert _manifest(setup)["lineages"]["fork"]["git"] == "../fork", "relative to the manifest, not the cwd"
+    text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
+    assert "#   plait adopt fork\n" in text, "the manifest's reader runs them from its directory"
 
 
 def test_a_copy_named_by_url_is_git_backed_by_that_url(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
