@@ -25,6 +25,7 @@ only when asked.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
@@ -36,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .commit import fsync_dir, stage_file, write_atomic
+from .commit import JOURNAL_NAME, fsync_dir, stage_file, workspace_lock, write_atomic
 from .errors import PlaitError
+from .paths import STORE_DIR
 from .workspace import CANONICAL, MANIFEST, GitSpec, repository_top
 
 __all__ = [
@@ -1221,12 +1223,23 @@ def init(
         Workspace(found.manifest, text)
     except PlaitError as exc:
         raise PlaitError(f"plait init made a manifest that does not load (a bug in plait): {exc}") from None
-    exists = found.manifest.exists()
-    if exists and not force:
-        raise PlaitError("a manifest is already here; pass --force to replace it whole", path=str(found.manifest))
-    if not dry_run:
-        if exists:
-            write_atomic(found.manifest, text)
-        else:
-            _create(found.manifest, text)
+    store = found.manifest.parent / STORE_DIR
+    if (store / JOURNAL_NAME).exists():
+        raise PlaitError(
+            "an interrupted plait run is waiting to be rolled forward under the old manifest; finish it first"
+            " (any sync, vendor or adopt run does)",
+            path=str(store / JOURNAL_NAME),
+        )
+    # A workspace with a store may have a run in progress: replace its
+    # manifest between runs, not under one.  Without a store no run ever
+    # happened here, and init creates none.
+    with workspace_lock(store) if store.is_dir() else contextlib.nullcontext():
+        exists = found.manifest.exists()
+        if exists and not force:
+            raise PlaitError("a manifest is already here; pass --force to replace it whole", path=str(found.manifest))
+        if not dry_run:
+            if exists:
+                write_atomic(found.manifest, text)
+            else:
+                _create(found.manifest, text)
     return InitResult(found, text, commands, written=not dry_run, replaced=exists and not dry_run, dry_run=dry_run)

@@ -12,6 +12,7 @@ from conftest import Setup, commit_all, edit, make_setup, vendor_by_hand
 from vendor_builders import fingerprint, init_repo, write_tree
 
 from plait.cli import cli
+from plait.commit import WorkspaceBusy, workspace_lock
 from plait.errors import PlaitError
 from plait.init import init
 from plait.lineage.adopt import adopt
@@ -401,3 +402,20 @@ def test_a_fork_that_kept_relative_imports_needs_no_transform(setup: Setup, monk
     assert "transforms" not in data and "files" not in data
     text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
     assert "# its self-imports are mixed (3 absolute, 3 relative), and its source is as close" in text
+
+
+def test_force_waits_for_a_run_in_progress_and_refuses_a_pending_journal(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = setup.ws / "lineages.toml"
+    manifest.write_text('# mine\n[canonical]\npackage = "x"\npath = "."\n', encoding="utf-8")
+    store = setup.ws / ".plait"
+    monkeypatch.setenv("PLAIT_LOCK_TIMEOUT", "0.2")
+
+    with workspace_lock(store), pytest.raises(WorkspaceBusy):
+        init(setup.ws, str(setup.canonical), [str(setup.fork)], force=True, cwd=setup.ws)
+    (store / "journal.json").write_text("{}", encoding="utf-8")
+    journal = _init_all(setup, monkeypatch, "--force")
+
+    _refused(journal, "interrupted plait run", "journal.json")
+    assert manifest.read_text(encoding="utf-8").startswith("# mine"), "neither run replaced it"
