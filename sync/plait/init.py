@@ -581,7 +581,7 @@ def _given(text: str, cwd: Path, clones: _Clones, *, what: str) -> _Given:
         name, text = head, rest
     if _is_url(text):
         return _Given(text, clones.clone(text), url=text, name=name)
-    local = (cwd / text).expanduser().resolve()
+    local = (cwd / Path(text).expanduser()).resolve()
     if not local.is_dir():
         raise PlaitError(f"{what}: not a directory", path=text)
     return _Given(text, local, name=name)
@@ -800,22 +800,32 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
 
 
 def _name_copies(copies: Sequence[CopyFinding], given: Sequence[_Given]) -> None:
-    """Give each copy a name: the one given (``NAME=COPY``), else its directory's or its URL's name."""
+    """Give each copy a name: the one given (``NAME=COPY``), else its repository's, directory's or URL's name."""
     taken: set[str] = {CANONICAL}
-    for copy, arg in zip(copies, given, strict=True):
+    for arg in given:
         if arg.name is not None:
             if arg.name in taken:
-                raise PlaitError(f"{arg.text}: the name {arg.name!r} is taken")
+                raise PlaitError(f"{arg.text}: the name {arg.name!r} is given twice (or is reserved)")
             taken.add(arg.name)
+    for copy, arg in zip(copies, given, strict=True):
+        if arg.name is not None:
+            copy.name = arg.name
             continue
         if arg.url is not None:
             base = arg.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         else:
-            # The directory given names it, unless it is inside the package
-            # found (the exact package directory given): then the directory
-            # the package is imported from.
+            # The directory given names it when it holds the directory the
+            # package is imported from.  Given the exact package directory, a
+            # copy in a repository of its own is named after the repository
+            # (not after its src/), one in the workspace's after that directory.
             anchor = copy.root if copy.kind == "consumer" else copy.directory.parent
-            base = arg.local.name if anchor.is_relative_to(arg.local) else anchor.name
+            top = repository_top(copy.directory)
+            if anchor.is_relative_to(arg.local):
+                base = arg.local.name
+            elif copy.place.git is not None and top is not None:
+                base = top.name
+            else:
+                base = anchor.name
         base = re.sub(r"[^A-Za-z0-9_-]+", "-", base).strip("-") or copy.kind
         name = base
         n = 2

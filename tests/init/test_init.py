@@ -419,3 +419,22 @@ def test_force_waits_for_a_run_in_progress_and_refuses_a_pending_journal(
 
     _refused(journal, "interrupted plait run", "journal.json")
     assert manifest.read_text(encoding="utf-8").startswith("# mine"), "neither run replaced it"
+
+
+def test_each_copy_is_named_after_its_repository_or_as_given(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(setup.ws)
+
+    result = _plait(
+        "init",
+        "--canonical",
+        "../canonical",
+        "../svc-b/src/svc_b/_vendored_corelib",
+        "../fork/corelib",
+        "svc-b=../svc-a",
+    )
+
+    assert result.exit_code == 0, result.output + result.stderr
+    data = _manifest(setup)
+    assert set(data["lineages"]) == {"fork"}, "the exact package directory: named after its repository"
+    assert data["consumers"]["svc-b"]["vendor_dir"] == "svc_a/_vendored_corelib", "a name given wins"
+    assert data["consumers"]["svc-b-2"]["subdir"] == "src", "not after its src/"
