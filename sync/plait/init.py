@@ -44,10 +44,15 @@ from .workspace import CANONICAL, MANIFEST, GitSpec, repository_top
 
 __all__ = [
     "CopyFinding",
+    "ImportStyle",
     "InitResult",
     "Match",
     "PackageFinding",
+    "Survey",
+    "import_style",
     "init",
+    "match",
+    "next_commands",
     "render_manifest",
     "survey",
 ]
