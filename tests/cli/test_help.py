@@ -23,6 +23,7 @@ PHRASES = {
     "status": "pending changes",
     "sync": "into its lineages, keeping what they add",
     "diff": "member by member",
+    "init": "commented lineages.toml by reading the copies' code",
     "adopt": "never-synced lineage or a hand-vendored consumer",
     "vendor": "re-vendor consumers",
     "check": "vendored copies against their locks",

@@ -51,6 +51,7 @@ COMMANDS: dict[str, CommandSpec] = {
         "sync_cmd", "sync_command", "Carry every source change into its lineages, keeping what they add."
     ),
     "diff": CommandSpec("diff_cmd", "diff_command", "Compare two copies member by member: semantic, not textual."),
+    "init": CommandSpec("init_cmd", "init_command", "Write a commented lineages.toml by reading the copies' code."),
     "adopt": CommandSpec(
         "adopt_cmd", "adopt_command", "Record the base of a never-synced lineage or a hand-vendored consumer."
     ),

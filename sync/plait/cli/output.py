@@ -79,8 +79,6 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
     )
 
 
-
-
 @dataclass
 class PlainTable:
     """A table that stays readable in a terminal and grep-able in a pipe.
