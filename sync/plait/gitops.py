@@ -395,8 +395,10 @@ def commit_on_branch(top: Path, branch: str, paths: list[Path], message: str) ->
 
 
 def switch(top: Path, branch: str) -> None:
-    """Check out *branch* in a clone plait owns (its files already equal the branch's)."""
-    _git(top, "checkout", "--quiet", branch, what=f"check out {branch}")
+    """Put a clone plait owns on *branch*, whose files it already holds: HEAD and the
+    index move, the working tree is left as it is (it is what was committed)."""
+    _git(top, "symbolic-ref", "HEAD", f"refs/heads/{branch}", what=f"move the clone onto {branch}")
+    _git(top, "reset", "--quiet", what=f"read {branch} into the clone's index")
 
 
 def push(top: Path, branch: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import Setup, commit_all, edit, make_setup, vendor_by_hand
+from real_setups import Setup, commit_all, edit, make_setup, vendor_by_hand
 from vendor_builders import fingerprint, init_repo, write_tree
 
 from plait.cli import cli
@@ -72,7 +72,7 @@ def test_the_comments_say_what_was_found_and_why(setup: Setup, monkeypatch: pyte
     assert _init_all(setup, monkeypatch).exit_code == 0
     text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
 
-    assert "# found by its imports: __init__.py:3: import svc_a._vendored_corelib.errors\n" in text
+    assert "# found by its imports: __init__.py:3: from svc_a._vendored_corelib.client import Client\n" in text
     assert "corelib/ is a top-level package of its repository, so a lineage (a fork)" in text
     assert "svc_b/_vendored_corelib is nested in the package svc_b, so a consumer (a vendored copy)" in text
     assert "# the source's client.py is its embedding.py" in text
@@ -347,8 +347,7 @@ def test_imports_the_hand_rewrite_missed_are_named_and_do_not_rename_the_package
     setup: Setup, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     init_py = setup.svc_a / "svc_a" / "_vendored_corelib" / "__init__.py"
-    edit(init_py, "import svc_a._vendored_corelib.errors", "import corelib.errors")
-    edit(init_py, "= svc_a._vendored_corelib.errors.Failure", "= corelib.errors.Failure")
+    edit(init_py, "from svc_a._vendored_corelib.errors import Failure", "from corelib.errors import Failure")
     monkeypatch.chdir(setup.ws)
 
     result = _plait("init", "--canonical", "../canonical", "../svc-a")
@@ -357,7 +356,7 @@ def test_imports_the_hand_rewrite_missed_are_named_and_do_not_rename_the_package
     assert _manifest(setup)["consumers"]["svc-a"]["package"] == "svc_a._vendored_corelib"
     text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
     assert (
-        "# note: 1 of its imports still name corelib, e.g. __init__.py:3: import corelib.errors"
+        "# note: 1 of its imports still name corelib, e.g. __init__.py:4: from corelib.errors import Failure"
         " (the rewrite into svc_a._vendored_corelib missed them?)\n" in text
     )
 

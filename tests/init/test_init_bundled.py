@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all
+from real_setups import commit_all
 from vendor_builders import init_repo
 
 from plait.cli import cli
