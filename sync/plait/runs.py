@@ -148,6 +148,7 @@ class RunReport(Generic[PlanT]):
     written: bool = False
     commits: dict[str, str] = field(default_factory=dict)
     pushed: dict[str, str] = field(default_factory=dict)
+    published: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     manifest: str = ""
 
@@ -176,8 +177,7 @@ class RunReport(Generic[PlanT]):
             "written": self.written,
             "exit": self.exit_code,
             self.plans_key: [p.to_json() for p in self.plans],
-            "commits": self.commits,
-            "pushed": self.pushed,
+            "commits": self.published,
             "notes": self.notes,
         }
 
@@ -185,6 +185,16 @@ class RunReport(Generic[PlanT]):
         """What `--commit` / `--push` did: each copy's branch, and where it was pushed."""
         for commit in publication.commits:
             repository = str(commit.repository)
+            # For CI: each branch, where it lives and where it went, to open a pull request from.
+            self.published.append(
+                {
+                    "copies": list(commit.names),
+                    "repository": repository,
+                    "branch": commit.branch,
+                    "commit": commit.sha,
+                    "pushed_to": commit.pushed_to,
+                }
+            )
             for name in commit.names:
                 self.commits[name] = f"{commit.ref} in {repository}"
                 if commit.pushed_to is not None:

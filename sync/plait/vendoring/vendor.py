@@ -150,6 +150,8 @@ def plan_consumer(ws: Workspace, consumer: Consumer, *, budget: float = DEFAULT_
 def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
     name, vendor_dir = consumer.name, consumer.vendor_dir
     source = ws.copy(consumer.source)
+    # The consumer's repository first: its lock and its files are read from it.
+    ws.checkout(consumer)
     previous = read_lock(vendor_dir)
     if previous is not None and previous.conflicted:
         left = _markers_left(ws, consumer, previous.conflicted)
@@ -186,6 +188,7 @@ def vendored_files(ws: Workspace, consumer: Consumer) -> tuple[dict[str, str], d
     the consumer's spelling, a normalisation for one copied in by hand.
     """
     source = ws.copy(consumer.source)
+    ws.checkout(consumer)
     raw = ws.read_files(consumer, root=consumer.vendor_dir) if consumer.vendor_dir.is_dir() else {}
     check_parses(raw, consumer.vendor_dir, consumer.name)
     rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
