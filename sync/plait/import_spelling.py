@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import libcst as cst
@@ -340,36 +340,50 @@ class _Aligner(_BlockWalker):
         return out
 
     def _segment(self, path: _Path, units: Sequence[_Unit]) -> list[cst.BaseStatement] | None:
-        out: list[cst.BaseStatement] = []
+        """The segment re-spelled, or None when nothing in it is.
+
+        Passes repeat until one changes nothing, so that aligning the result
+        again changes nothing either.  They end: every replacement consumes
+        at least one line the reference does not have (a run starts at one)
+        and writes only lines the reference has.
+        """
+        current = list(units)
+        touched = False
+        while (step := self._pass(path, current)) is not None:
+            current = step
+            touched = True
+        self.changed |= touched
+        return [unit.node for unit in current] if touched else None
+
+    def _pass(self, path: _Path, units: Sequence[_Unit]) -> list[_Unit] | None:
+        out: list[_Unit] = []
         at = 0
         touched = False
         while at < len(units):
             found = self._match(path, units, at)
             if found is None:
-                out.append(units[at].node)
+                out.append(units[at])
                 at += 1
                 continue
             end, run = found
-            first, *rest = (unit.node for unit in run.units)
+            first, *rest = run.units
             # The lines above the run are the text's, the run itself the reference's.
-            out.extend([first.with_changes(leading_lines=units[at].node.leading_lines), *rest])
+            above = units[at]
+            out.append(replace(first, node=first.node.with_changes(leading_lines=above.node.leading_lines)))
+            out.extend(rest)
             at = end
             touched = True
-        self.changed |= touched
         return out if touched else None
 
     def _match(self, path: _Path, units: Sequence[_Unit], at: int) -> tuple[int, _Run] | None:
         """The shortest run of *units* from *at* that a reference run re-spells, and that run.
 
-        A line the reference already has is left alone and ends every run:
-        it is what an earlier alignment wrote, and reading it again as part
-        of a longer run could re-spell it a second way.
+        A run never starts at a line the reference already has: that line
+        is spelled as the reference spells it, perhaps by an earlier pass.
         """
-        if self._known(path, units[at]):
+        if (path, units[at].code) in self.index.lines:
             return None
         for end in range(at + 1, min(len(units), at + _MAX_RUN) + 1):
-            if end - 1 > at and self._known(path, units[end - 1]):
-                return None
             binding = _binding(_run_facts(units[at:end]))
             if binding is None:
                 return None
@@ -377,6 +391,3 @@ class _Aligner(_BlockWalker):
             if run is not None:
                 return end, run
         return None
-
-    def _known(self, path: _Path, unit: _Unit) -> bool:
-        return (path, unit.code) in self.index.lines
