@@ -29,8 +29,9 @@ so no comment is lost or gained.
 
 from __future__ import annotations
 
+import functools
 import textwrap
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -64,15 +65,17 @@ def align_import_spelling(text: str, reference: str, *, module: str, is_package:
     Text that does not parse is returned unchanged: the merge reports it in
     its own words.
     """
+    if text == reference:
+        return text
+    index = _reference_index(reference, module, is_package)
     try:
         tree = cst.parse_module(text)
-        ref_tree = cst.parse_module(reference)
     except cst.ParserSyntaxError:
         return text
-    index = _ReferenceIndex(module, is_package)
-    ref_tree.visit(index)
+    if index is None:
+        return text
     aligner = _Aligner(module, is_package, index)
-    aligned = tree.visit(aligner)
+    aligned = _walk_module(tree, aligner.block)
     return aligned.code if aligner.changed else text
 
 
@@ -241,51 +244,77 @@ def _run_comments(units: Sequence[_Unit]) -> tuple[str, ...]:
 # A block is named by the compound statements around it, each by its kind and
 # header: a run is only looked for in the reference's block of the same name.
 _Path = tuple[tuple[str, str], ...]
-_Node = TypeVar("_Node", bound=cst.CSTNode)
+_Handler = Callable[[_Path, Sequence[cst.BaseStatement]], Sequence[cst.BaseStatement]]
+_Clause = TypeVar("_Clause", cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
 
 
-def _block_key(node: cst.CSTNode) -> tuple[str, str] | None:
+def _block_key(node: cst.CSTNode) -> tuple[str, str]:
     if isinstance(node, cst.FunctionDef | cst.ClassDef):
         return type(node).__name__, node.name.value
     if isinstance(node, cst.If | cst.While):
         return type(node).__name__, _NEUTRAL.code_for_node(node.test)
     if isinstance(node, cst.ExceptHandler | cst.ExceptStarHandler):
         return type(node).__name__, _NEUTRAL.code_for_node(node.type) if node.type is not None else ""
-    plain = (cst.Try, cst.TryStar, cst.Else, cst.Finally, cst.For, cst.With, cst.Match, cst.MatchCase)
-    return (type(node).__name__, "") if isinstance(node, plain) else None
+    return type(node).__name__, ""
 
 
-class _BlockWalker(cst.CSTTransformer):
-    """Hands every statement block to `_block`, with the path of blocks around it."""
+# Only statements can hold imports worth aligning, so the walk goes from
+# block to block and never into expressions; it rebuilds only what changed.
 
-    def __init__(self, module: str, is_package: bool) -> None:
-        super().__init__()
-        self.module = module
-        self.is_package = is_package
-        self._path: list[tuple[str, str]] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        key = _block_key(node)
-        if key is not None:
-            self._path.append(key)
-        return super().on_visit(node)
+def _walk_module(tree: cst.Module, handle: _Handler) -> cst.Module:
+    body = _walk(tree.body, (), handle)
+    return tree if body is tree.body else tree.with_changes(body=body)
 
-    def on_leave(
-        self, original_node: _Node, updated_node: _Node
-    ) -> _Node | cst.RemovalSentinel | cst.FlattenSentinel[_Node]:
-        result = super().on_leave(original_node, updated_node)
-        if _block_key(original_node) is not None:
-            self._path.pop()
-        return result
 
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        return updated_node.with_changes(body=self._block(tuple(self._path), updated_node.body))
+def _walk(body: Sequence[cst.BaseStatement], path: _Path, handle: _Handler) -> Sequence[cst.BaseStatement]:
+    inner = [_compound(s, path, handle) if isinstance(s, cst.BaseCompoundStatement) else s for s in body]
+    unchanged = all(new is old for new, old in zip(inner, body, strict=True))
+    return handle(path, body if unchanged else inner)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
-        return updated_node.with_changes(body=self._block(tuple(self._path), updated_node.body))
 
-    def _block(self, path: _Path, body: Sequence[cst.BaseStatement]) -> Sequence[cst.BaseStatement]:
-        raise NotImplementedError
+def _suite(suite: cst.BaseSuite, path: _Path, handle: _Handler) -> cst.BaseSuite:
+    if not isinstance(suite, cst.IndentedBlock):
+        return suite  # `if x: import y` on one line is left as it is
+    body = _walk(suite.body, path, handle)
+    return suite if body is suite.body else suite.with_changes(body=body)
+
+
+def _clause(node: _Clause, path: _Path, handle: _Handler) -> _Clause:
+    body = _suite(node.body, (*path, _block_key(node)), handle)
+    return node if body is node.body else node.with_changes(body=body)
+
+
+def _compound(node: cst.BaseCompoundStatement, path: _Path, handle: _Handler) -> cst.BaseCompoundStatement:
+    inner = (*path, _block_key(node))
+    changes: dict[str, object] = {}
+    if isinstance(node, cst.Match):
+        changes["cases"] = [_clause(case, inner, handle) for case in node.cases]
+    else:
+        changes["body"] = _suite(node.body, inner, handle)
+    if isinstance(node, cst.If) and node.orelse is not None:
+        # An `elif` is an `if` inside the first one's `orelse`.
+        orelse = node.orelse
+        changes["orelse"] = (
+            _compound(orelse, inner, handle) if isinstance(orelse, cst.If) else _clause(orelse, inner, handle)
+        )
+    if isinstance(node, cst.For | cst.While | cst.Try | cst.TryStar) and node.orelse is not None:
+        changes["orelse"] = _clause(node.orelse, inner, handle)
+    if isinstance(node, cst.Try):
+        changes["handlers"] = [_clause(handler, inner, handle) for handler in node.handlers]
+    if isinstance(node, cst.TryStar):
+        changes["handlers"] = [_clause(handler, inner, handle) for handler in node.handlers]
+    if isinstance(node, cst.Try | cst.TryStar) and node.finalbody is not None:
+        changes["finalbody"] = _clause(node.finalbody, inner, handle)
+    if all(_same(new, getattr(node, field)) for field, new in changes.items()):
+        return node
+    return node.with_changes(**changes)
+
+
+def _same(new: object, old: object) -> bool:
+    if isinstance(new, list) and isinstance(old, Sequence):
+        return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
+    return new is old
 
 
 @dataclass(frozen=True)
@@ -295,16 +324,17 @@ class _Run:
     order: int  # where it starts in the reference, so that ties are broken the same way each time
 
 
-class _ReferenceIndex(_BlockWalker):
+class _ReferenceIndex:
     """Every run of the reference's import lines, by block and binding."""
 
     def __init__(self, module: str, is_package: bool) -> None:
-        super().__init__(module, is_package)
+        self.module = module
+        self.is_package = is_package
         self.runs: dict[tuple[_Path, _Binding], list[_Run]] = {}
         self.lines: set[tuple[_Path, str]] = set()
         self._seen = 0
 
-    def _block(self, path: _Path, body: Sequence[cst.BaseStatement]) -> Sequence[cst.BaseStatement]:
+    def block(self, path: _Path, body: Sequence[cst.BaseStatement]) -> Sequence[cst.BaseStatement]:
         for _, units in _segments(body, self.module, self.is_package):
             for start, first in enumerate(units):
                 self._seen += 1
@@ -324,20 +354,36 @@ class _ReferenceIndex(_BlockWalker):
         return min(fits, key=lambda run: (len(run.units), run.order), default=None)
 
 
-class _Aligner(_BlockWalker):
+@functools.lru_cache(maxsize=256)
+def _reference_index(reference: str, module: str, is_package: bool) -> _ReferenceIndex | None:
+    # One reference is aligned against again and again (status, a dry run,
+    # the vendor itself; each revision an adoption weighs): index it once.
+    try:
+        tree = cst.parse_module(reference)
+    except cst.ParserSyntaxError:
+        return None
+    index = _ReferenceIndex(module, is_package)
+    _walk_module(tree, index.block)
+    return index
+
+
+class _Aligner:
     def __init__(self, module: str, is_package: bool, index: _ReferenceIndex) -> None:
-        super().__init__(module, is_package)
+        self.module = module
+        self.is_package = is_package
         self.index = index
         self.changed = False
 
-    def _block(self, path: _Path, body: Sequence[cst.BaseStatement]) -> Sequence[cst.BaseStatement]:
+    def block(self, path: _Path, body: Sequence[cst.BaseStatement]) -> Sequence[cst.BaseStatement]:
         out = list(body)
+        touched = False
         # From the last segment back, so that the indexes of earlier ones still hold.
         for start, units in reversed(list(_segments(body, self.module, self.is_package))):
             aligned = self._segment(path, units)
             if aligned is not None:
                 out[start : start + len(units)] = aligned
-        return out
+                touched = True
+        return out if touched else body
 
     def _segment(self, path: _Path, units: Sequence[_Unit]) -> list[cst.BaseStatement] | None:
         """The segment re-spelled, or None when nothing in it is.
