@@ -486,6 +486,70 @@ def test_an_import_in_another_block_of_the_reference_does_not_lend_its_spelling(
     assert _align(text, reference) == text
 
 
+def test_imports_are_aligned_in_every_kind_of_block() -> None:
+    reference = textwrap.dedent(
+        """\
+        if A:
+            from .m import a
+        elif B:
+            from .m import b
+        else:
+            from .m import c
+        for x in y:
+            from .m import d
+        else:
+            from .m import e
+        while A:
+            from .m import f
+        else:
+            from .m import g
+        try:
+            from .m import h
+        except ImportError:
+            from .m import i
+        else:
+            from .m import j
+        finally:
+            from .m import k
+        try:
+            pass
+        except* OSError:
+            from .m import l
+        with A:
+            from .m import n
+        match A:
+            case 1:
+                from .m import o
+        class C:
+            from .m import p
+            def method(self):
+                from .m import q
+        """
+    )
+    text = reference.replace("from .m import", f"from {PKG}.m import")
+    assert _align(text, reference) == reference
+
+
+@pytest.mark.parametrize(
+    ("text_header", "reference_header"),
+    [
+        pytest.param("def f():", "def g():", id="another-function"),
+        pytest.param("if TYPE_CHECKING:", "if sys.version_info >= (3, 12):", id="another-condition"),
+        pytest.param("try:\n    pass\nexcept ImportError:", "try:\n    pass\nexcept OSError:", id="another-handler"),
+    ],
+)
+def test_a_block_of_the_same_depth_but_another_header_does_not_lend_its_spelling(
+    text_header: str, reference_header: str
+) -> None:
+    text = f"{text_header}\n    from {PKG}.boundary import check\n"
+    reference = f"{reference_header}\n    from .boundary import check\n"
+    assert _align(text, reference) == text
+    assert (
+        _align(text, reference.replace(reference_header, text_header))
+        == f"{text_header}\n    from .boundary import check\n"
+    )
+
+
 def test_text_that_does_not_parse_is_returned_as_it_is() -> None:
     text = f"from {PKG}.boundary import (check\n"
     assert _align(text, "from .boundary import check\n") == text
