@@ -31,15 +31,15 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import libcst as cst
 
-from .transforms import dotted_name, resolve_relative
+from .transforms import dotted_name, module_name, resolve_relative
 
-__all__ = ["align_import_spelling", "same_binding"]
+__all__ = ["align_import_spelling", "align_tree_spelling", "same_binding"]
 
 # ("bind", local name, absolute target) | ("load", module, "") | ("star", module, "")
 _Fact = tuple[str, str, str]
@@ -77,6 +77,23 @@ def align_import_spelling(text: str, reference: str, *, module: str, is_package:
     aligner = _Aligner(module, is_package, index)
     aligned = _walk_module(tree, aligner.block)
     return aligned.code if aligner.changed else text
+
+
+def align_tree_spelling(files: Mapping[str, str], reference: Mapping[str, str], *, package: str) -> dict[str, str]:
+    """Every Python file of *files* aligned with the file of the same path in *reference*.
+
+    Both map paths relative to the root of *package* (the dotted package the
+    files are, e.g. ``cpersona._vendored_mcp_common.embedding_client``) to
+    text.  Other files, and files *reference* lacks, are carried unchanged.
+    """
+    out: dict[str, str] = {}
+    for rel, text in files.items():
+        theirs = reference.get(rel)
+        if rel.endswith(".py") and theirs is not None:
+            module, is_package = module_name(package, rel)
+            text = align_import_spelling(text, theirs, module=module, is_package=is_package)
+        out[rel] = text
+    return out
 
 
 def same_binding(a: str, b: str, *, module: str, is_package: bool) -> bool:

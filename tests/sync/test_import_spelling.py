@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plait.import_spelling import align_import_spelling, same_binding
+from plait.import_spelling import align_import_spelling, align_tree_spelling, same_binding
 from plait.transforms import ImportRewrite, module_name, rewrite_tree
 
 PKG = "cpersona._vendored_mcp_common.embedding_client"
@@ -237,6 +237,10 @@ def test_a_hand_vendored_copy_aligned_with_plaits_rewrite_differs_only_by_its_lo
         module, is_package = module_name(PKG, rel)
         aligned[rel] = align_import_spelling(vendored[rel], plait[rel], module=module, is_package=is_package)
         assert aligned[rel] == expected[rel], rel
+    assert align_tree_spelling({**vendored, "README": "from . import x\n"}, plait, package=PKG) == {
+        **aligned,
+        "README": "from . import x\n",
+    }
     # Both copies run, and the same: alignment changed no binding.
     hand = _run_service(_service_with(tmp_path, "hand", vendored))
     assert hand == _run_service(_service_with(tmp_path, "aligned", aligned)) == "6.0 value 1.5"
