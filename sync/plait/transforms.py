@@ -34,7 +34,9 @@ __all__ = [
     "Rewritten",
     "TransformProblem",
     "UnrewritableImport",
+    "dotted_name",
     "module_name",
+    "resolve_relative",
     "rewrite_imports",
     "rewrite_tree",
 ]
@@ -196,6 +198,28 @@ def rewrite_tree(
     return out
 
 
+def resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The absolute module a relative import names, from inside *module*.
+
+    Raises ValueError for a relative import beyond the top-level package,
+    which Python refuses too.
+    """
+    anchor = module.split(".") if is_package else module.split(".")[:-1]
+    if level - 1 > len(anchor) - 1:
+        raise ValueError("relative import beyond the top-level package")
+    base = anchor[: len(anchor) - (level - 1)]
+    return ".".join([*base, *(name.split(".") if name else [])])
+
+
+def dotted_name(node: cst.CSTNode) -> str:
+    """The dotted text of a name node: ``a.b.c`` for the attribute chain an import names."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted_name(node.value)}.{node.attr.value}"
+    raise TypeError(f"not a dotted name: {type(node).__name__}")
+
+
 # --------------------------------------------------------------------------
 # implementation
 
@@ -215,15 +239,6 @@ def _rewrite_cached(text: str, module: str, is_package: bool, rewrite: ImportRew
         return Rewritten(text, problems)
     new_text = _apply(text, module, is_package, rewrite)
     return Rewritten(new_text, problems)
-
-
-def _resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str:
-    """The absolute module a relative import names, from inside *module*."""
-    anchor = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(anchor) - 1:
-        raise ValueError("relative import beyond the top-level package")
-    base = anchor[: len(anchor) - (level - 1)]
-    return ".".join([*base, *(name.split(".") if name else [])])
 
 
 def _relative_form(module: str, is_package: bool, target: str) -> tuple[int, str] | None:
@@ -296,14 +311,6 @@ def _name_node(dotted: str) -> cst.Attribute | cst.Name:
     return node
 
 
-def _cst_dotted(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_cst_dotted(node.value)}.{node.attr.value}"
-    raise TypeError(f"not a dotted name: {type(node).__name__}")
-
-
 def _apply(text: str, module: str, is_package: bool, rewrite: ImportRewrite) -> str:
     tree = cst.parse_module(text)
     renamer = _ImportRenamer(module, is_package, rewrite)
@@ -328,7 +335,7 @@ class _PlainImportFinder(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            name = _cst_dotted(alias.name)
+            name = dotted_name(alias.name)
             if alias.asname is None and self.rewrite.rename(name) != name and not _binds_by_from(name, self.rewrite):
                 self.found = True
 
@@ -368,8 +375,8 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
             alias
             for alias in node.names
             if alias.asname is None
-            and rewrite.rename(_cst_dotted(alias.name)) != _cst_dotted(alias.name)
-            and not _binds_by_from(_cst_dotted(alias.name), rewrite)
+            and rewrite.rename(dotted_name(alias.name)) != dotted_name(alias.name)
+            and not _binds_by_from(dotted_name(alias.name), rewrite)
         ]
         if not moved:
             continue
@@ -423,7 +430,7 @@ def _replace_use(
         chain.append(parent)
         node = parent
     for top in reversed(chain):
-        dotted = _cst_dotted(top)
+        dotted = dotted_name(top)
         new = rewrite.rename(dotted)
         if new != dotted:
             replace[top] = _name_node(new)
@@ -450,7 +457,7 @@ class _ImportRenamer(cst.CSTTransformer):
         imports: list[cst.ImportAlias] = []
         binds: list[str] = []  # heads bound by `from X import head`, see `_binds_by_from`
         for alias in updated_node.names:
-            name = _cst_dotted(alias.name)
+            name = dotted_name(alias.name)
             new = self.rewrite.rename(name)
             if alias.asname is None and _binds_by_from(name, self.rewrite):
                 head = name.split(".", 1)[0]
@@ -485,9 +492,9 @@ class _ImportRenamer(cst.CSTTransformer):
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
         level = len(updated_node.relative)
-        name = _cst_dotted(updated_node.module) if updated_node.module is not None else None
+        name = dotted_name(updated_node.module) if updated_node.module is not None else None
         if level:
-            target = _resolve_relative(self.module, self.is_package, level, name)
+            target = resolve_relative(self.module, self.is_package, level, name)
         elif name is not None:
             target = name
         else:  # pragma: no cover - `from import x` does not parse
@@ -522,7 +529,7 @@ class _ImportRenamer(cst.CSTTransformer):
         out: list[cst.ImportAlias] = []
         touched = False
         for alias in node.names:
-            leaf = _cst_dotted(alias.name)
+            leaf = dotted_name(alias.name)
             full_new = self.rewrite.rename(f"{target}.{leaf}")
             parent, _, new_leaf = full_new.rpartition(".")
             if parent == new_target and new_leaf != leaf:
