@@ -50,7 +50,7 @@ def run_steps(block: str, job: str | None = None) -> list[str]:
     lines = block.splitlines()
     if job is not None:
         start = next(i for i, line in enumerate(lines) if line.strip() == f"{job}:")
-        indent = len(lines[start]) - len(lines[start].lstrip())
+        indent = _indent(lines[start])
         end = next(
             (
                 i
@@ -83,6 +83,10 @@ def run_steps(block: str, job: str | None = None) -> list[str]:
         steps.append(body.split("  #", 1)[0].strip() if not body.strip().startswith("echo") else body.strip())
         i += 1
     return steps
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def fill(script: str, matrix: dict[str, str]) -> str:
