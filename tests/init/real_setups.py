@@ -122,13 +122,19 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def vendor_by_hand(package_dir: Path, dest: Path, package: str) -> None:
-    """cp -r corelib dest && sed -i 's/corelib\\./<package>./g': every absolute self-import renamed."""
+def vendor_by_hand(package_dir: Path, dest: Path, package: str, *, absolute: bool = False) -> None:
+    """cp -r corelib dest && sed -i 's/corelib\\./<package>./g': every absolute self-import renamed.
+
+    *absolute* also spells the relative imports absolutely (``sed 's/from \\./from <package>./'``),
+    as some services' scripts do: the same bindings, spelled otherwise than plait's rewrite.
+    """
     shutil.copytree(package_dir, dest)
     for file in dest.rglob("*.py"):
         text = file.read_text(encoding="utf-8")
         text = text.replace("import corelib.", f"import {package}.").replace("from corelib.", f"from {package}.")
         text = text.replace("= corelib.", f"= {package}.")
+        if absolute:
+            text = text.replace("from .", f"from {package}.")
         file.write_text(text, encoding="utf-8")
 
 
@@ -195,7 +201,7 @@ def make_setup(root: Path) -> Setup:
             {"tests/test_app.py": f"from {name}.app import handle\n\n\ndef test_handle():\n    assert handle('x')\n"},
         )
         canonical_repo.git.checkout(commits[at])
-        vendor_by_hand(package, service / "_vendored_corelib", f"{name}._vendored_corelib")
+        vendor_by_hand(package, service / "_vendored_corelib", f"{name}._vendored_corelib", absolute=name == "svc_a")
         canonical_repo.git.checkout("main")
         edit(
             service / "_vendored_corelib" / "errors.py",

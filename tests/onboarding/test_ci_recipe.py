@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -105,9 +106,27 @@ def fill(script: str, matrix: dict[str, str]) -> str:
 def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A fresh environment where `python -m pip install plait` installs this checkout's plait."""
     root = tmp_path_factory.mktemp("runner")
+    # Built from a copy: setuptools writes build/ into the tree it builds.
+    source = root / "source"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", ".venv")
+    for part in ("client", "sync"):
+        shutil.copytree(REPO / part, source / part, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
     wheels = root / "wheels"
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(REPO / "client"), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(source / "client"),
+            str(source),
+        ],
         capture_output=True,
         text=True,
         timeout=600,

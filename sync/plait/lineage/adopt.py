@@ -153,7 +153,7 @@ def _adopt_lineage(
     def carried(files: Mapping[str, str]) -> dict[str, str]:
         return lineage.carry(files, source)
 
-    files, result = _choose_base(ws, name, "lineage", source, base, ours, carried, limit)
+    files, result = _choose_base(ws, name, "lineage", source, base, ours, carried, limit, lineage.package)
     # Check the base can be carried into the lineage now, not at the first sync.
     carried(files)
 
@@ -199,7 +199,7 @@ def _adopt_consumer(
     def carried(files: Mapping[str, str]) -> dict[str, str]:
         return carry(consumer, source, {rel: text for rel, text in files.items() if consumer.selects(rel)})
 
-    files, result = _choose_base(ws, name, "consumer", source, base, ours, carried, limit)
+    files, result = _choose_base(ws, name, "consumer", source, base, ours, carried, limit, consumer.package)
     raw = selected(consumer, files, source)
     pristine = carried(raw)
     plan = plan_against(
@@ -230,6 +230,7 @@ def _choose_base(
     ours: Mapping[str, str],
     carried: Callable[[Mapping[str, str]], dict[str, str]],
     limit: int,
+    package: str,
 ) -> tuple[dict[str, str], AdoptResult]:
     """The source's files at the base, and how they were chosen."""
     ws.checkout(source)
@@ -245,7 +246,7 @@ def _choose_base(
             raise PlaitError(f"{source.name} has no files at {base}", path=str(source.root))
         result = AdoptResult(name, kind, source.name, "revision", Snapshot({}, sha))
     else:
-        files, result = _infer(name, kind, source, ours, carried, limit)
+        files, result = _infer(name, kind, source, ours, carried, limit, package)
     return {rel: text for rel, text in files.items() if not excluded(rel, source.exclude)}, result
 
 
@@ -256,6 +257,7 @@ def _infer(
     ours: Mapping[str, str],
     carried: Callable[[Mapping[str, str]], dict[str, str]],
     limit: int,
+    package: str,
 ) -> tuple[dict[str, str], AdoptResult]:
     from ..vendoring.vendor import align_spelling
 
@@ -279,7 +281,7 @@ def _infer(
     for age, revision, files, theirs in candidates:
         # A hand-vendored copy spells its imports its own way; the same
         # binding spelled otherwise is no distance.
-        members, lines = distance(theirs, align_spelling(mine, theirs, ""))
+        members, lines = distance(theirs, align_spelling(mine, theirs, package))
         # Ties go to the newer revision: fewer changes left to merge.
         scored.append(((members, lines, age), Candidate(revision, members, lines), files))
     if not scored:

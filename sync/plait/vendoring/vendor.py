@@ -263,8 +263,16 @@ def plan_against(
 
 def align_spelling(ours: Mapping[str, str], reference: Mapping[str, str], package: str) -> dict[str, str]:
     """*ours* with every import that binds what a *reference* import binds spelled as the
-    reference spells it: a hand-vendored `sed` spelling is not a local edit."""
-    return dict(ours)
+    reference spells it: a hand-vendored `sed` spelling is not a local edit.
+
+    Only what is merged is aligned: a file the merge leaves as it was is
+    written back byte for byte (`merge_trees` keeps ours' text when the
+    merge changes nothing), so a consumer's spelling changes only in a file
+    the source changed.
+    """
+    from ..import_spelling import align_tree_spelling
+
+    return align_tree_spelling(ours, reference, package=package)
 
 
 def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | None) -> str | None:
@@ -334,7 +342,11 @@ def _local_edits(
         elif not f.name.endswith(".py"):
             edits.append(LocalEdit(f.name, "<file>", "changed"))
         else:
-            result = merge3(pristine, f.after, pristine, budget=budget, strict=True)
+            # An import spelled otherwise but binding the same is no edit.
+            after = align_spelling({f.name: f.after}, {f.name: pristine}, package)[f.name]
+            if after == pristine:
+                continue
+            result = merge3(pristine, after, pristine, budget=budget, strict=True)
             ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
             found = [LocalEdit(f.name, c.path, c.kind, c.detail) for c in ours]
             edits += found or [LocalEdit(f.name, "<file>", "changed", "comments or formatting")]
