@@ -86,12 +86,19 @@ def test_main_job_shows_status_what_a_sync_applies_and_keeps_and_the_sync() -> N
     assert "sibling  outcome.py  would apply: + file outcome.py" in lines
     assert any(line.startswith("upstream: synced; wrote") for line in lines)
     assert any(line.startswith("a second sync would change 0 file(s)") for line in lines)
-    assert any(line.startswith("== 6. sibling compared with the canonical client") for line in lines)
+    assert any(line.startswith("== 7. sibling compared with the canonical client") for line in lines)
 
 
 def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> None:
     lines = _main_job()
-    assert any(line.startswith("== 4. every consumer re-vendored") for line in lines)
+    assert any(line.startswith("== 4. a consumer vendored by hand (cp + sed) is adopted") for line in lines)
+    # mnemo's base is the commit its copy was made from; its own fix is its one local edit.
+    assert any(line.startswith("mnemo: base canonical@97b11d8; closest of ") for line in lines)
+    edits = [line for line in lines if line.startswith("mnemo: local edit ")]
+    assert edits and all(line.startswith("mnemo: local edit cache.py: ") for line in edits), edits
+    assert any(line.startswith("== 5. every consumer re-vendored") for line in lines)
+    assert any(line.startswith("mnemo  cache.py  kept: ") for line in lines)
+    assert any(line.startswith("mnemo: ok (") for line in lines)
     # The scheduler's copy of upstream had its absolute imports rewritten into its own package.
     assert any(line.startswith("scheduler  __init__.py  + from scheduler._vendor.mcp_common.") for line in lines)
     assert any(line.startswith("cpersona: ok (") for line in lines) and any(
@@ -102,7 +109,7 @@ def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> N
     # loaded machine a copy can miss one (tests/conformance/ hold those).
     # What a copy skips depends only on what it has (the sibling alone has
     # every transport and the health module), so the counts do not wait on time.
-    summary = next(line for line in lines if re.match(r"\d of 5 copies conform to \d+ scenarios", line))
+    summary = next(line for line in lines if re.match(r"\d of 6 copies conform to \d+ scenarios", line))
     scenarios = int(summary.split(" conform to ")[1].split()[0])
     verdicts = {}
     for line in lines:
@@ -110,7 +117,7 @@ def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> N
         if found:
             name, passed, failed, parity, skipped = found.groups()
             verdicts[name] = (int(passed) + int(failed) + int(parity), int(skipped))
-    assert sorted(verdicts) == ["canonical", "cpersona", "scheduler", "sibling", "upstream"]
+    assert sorted(verdicts) == ["canonical", "cpersona", "mnemo", "scheduler", "sibling", "upstream"]
     assert all(ran + skipped == scenarios for ran, skipped in verdicts.values())
     assert verdicts["sibling"][1] == 0 and all(verdicts[n][1] > 0 for n in verdicts if n != "sibling")
 

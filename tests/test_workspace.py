@@ -35,14 +35,23 @@ def test_every_path_in_the_manifest_exists_and_parses() -> None:
 def test_plait_check_finds_every_bundled_consumer_in_step_with_its_lock_and_its_source() -> None:
     # The whole command, as CI and the pre-commit hook run it.  When this fails
     # after a change to the canonical client or a lineage, re-vendor:
-    # `plait vendor --all`, and commit the vendored files with their locks.
+    # `plait vendor cpersona scheduler`, and commit the vendored files with their locks.
+    # mnemo was vendored by hand and is left so, for the demo to adopt: check
+    # says so (exit 1, drift) and names adopt, not vendor, as the fix.
     proc = subprocess.run(
         [sys.executable, "-m", "plait", "--workspace", str(WORKSPACE), "check"],
         capture_output=True,
         text=True,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
+    assert "mnemo: drift in 1 place(s); fix: plait adopt mnemo" in lines
+    assert any(line.startswith("mnemo  -  unlocked  no plait.lock: vendored without plait") for line in lines)
+    for name in ("cpersona", "scheduler"):
+        alone = subprocess.run(
+            [sys.executable, "-m", "plait", "--workspace", str(WORKSPACE), "check", name], capture_output=True
+        )
+        assert alone.returncode == 0, alone.stdout
     # Each copy holds every file of its source, however many the client has.
     ws = Workspace.load(WORKSPACE)
     canonical, upstream = len(ws.read_files(ws.canonical)), len(ws.read_files(ws.lineages["upstream"]))

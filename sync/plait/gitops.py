@@ -33,6 +33,7 @@ __all__ = [
     "refresh",
     "repo_of",
     "resolve",
+    "shared_clone",
     "source_commit",
     "switch",
     "top_of",
@@ -94,6 +95,16 @@ def init(path: Path) -> git.Repo:
         return git.Repo.init(path)
     except GitCommandError as exc:
         raise PlaitError(f"git init failed: {exc.stderr.strip() or exc}", path=str(path)) from None
+
+
+def shared_clone(source: Path, dest: Path) -> None:
+    """*dest* as a repository with *source*'s history and HEAD, and no files yet.
+
+    A shared clone borrows the objects (nothing is copied), and the index is
+    HEAD's, so files copied in afterwards read as they differ from HEAD.
+    """
+    _git(None, "clone", "--quiet", "--shared", "--no-checkout", "--", str(source), str(dest), what=f"clone {source}")
+    _git(dest, "reset", "--quiet", what="read HEAD into the copy's index")
 
 
 def is_shallow(repo: git.Repo) -> bool:

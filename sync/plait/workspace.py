@@ -805,6 +805,11 @@ def copy_workspace(ws: Workspace, dest: Path) -> Workspace:
     places, so the copy's manifest resolves exactly like the original.
 
     Only directory copies can be copied this way; a git-backed copy is refused.
+
+    When the workspace's boundary is its git repository, the copy is a
+    repository with the same history (a shared clone, its files then taken
+    from the disk as they are): `plait adopt` in the copy walks the same
+    commits as in the original, and a commit recorded in a lock is a real one.
     """
     ignore = shutil.ignore_patterns(*_NEVER_COPIED, ".pytest_cache", "clones")
     roots: list[Path] = [ws.dir]
@@ -816,12 +821,15 @@ def copy_workspace(ws: Workspace, dest: Path) -> Workspace:
             )
         if not item.root.is_relative_to(ws.dir):
             roots.append(item.root)
-    for root in roots:
-        shutil.copytree(root, dest / root.relative_to(ws.root), ignore=ignore, dirs_exist_ok=True, symlinks=True)
     if ws.root != ws.dir.resolve():
         # A manifest may widen its boundary only as far as its repository, so a
-        # copy of one that does is made a repository too (an empty one).
+        # copy of one that does is made a repository too.
         from . import gitops
 
-        gitops.init(dest)
+        if repository_top(ws.root) == ws.root:
+            gitops.shared_clone(ws.root, dest)
+        else:
+            gitops.init(dest)
+    for root in roots:
+        shutil.copytree(root, dest / root.relative_to(ws.root), ignore=ignore, dirs_exist_ok=True, symlinks=True)
     return Workspace.load(dest / ws.manifest.relative_to(ws.root))

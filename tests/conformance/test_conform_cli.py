@@ -89,7 +89,9 @@ def test_exit_0_when_every_copy_conforms() -> None:
     result = run("cpersona", "--scenario", "ok", "--scenario", "refused", "--scenario", "advisory-*")
     assert result.exit_code == 0, result.stdout
     assert "cpersona  refused  pass" in result.stdout.splitlines()
-    assert result.stdout.splitlines()[-1].startswith("2 of 2 copies conform to 12 scenarios")
+    *_, summary, workspace = result.stdout.splitlines()
+    assert summary.startswith("2 of 2 copies conform to 12 scenarios")
+    assert workspace == f"workspace: {WORKSPACE / 'lineages.toml'}"
 
 
 def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> None:
@@ -109,7 +111,7 @@ def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> N
         " (not one of the contract's words: fault, hint)" in lines
     )
     assert f"{broken}  advisory-not-configured  pass" in lines
-    assert lines[-1].startswith("1 of 2 copies conform to 10 scenarios")
+    assert lines[-2].startswith("1 of 2 copies conform to 10 scenarios")
     assert f"{broken}: ran" in proc.stderr, "progress goes to stderr"
 
 

@@ -169,13 +169,15 @@ def test_the_same_copy_with_the_five_fixed_conforms_with_its_parity_listed(shape
     assert not [line for line in lines if line.startswith(f"{name}  ") and (" contract " in line or " safety " in line)]
     verdict = next(line for line in lines if line.startswith(f"{name}: "))
     assert verdict.startswith(f"{name}: conforms (") and " 0 contract, 0 safety, " in verdict
-    assert lines[-1].startswith("2 of 2 copies conform to 68 scenarios, 1 with parity differences")
+    assert lines[-2].startswith("2 of 2 copies conform to 68 scenarios, 1 with parity differences")
+    assert lines[-1] == f"workspace: {WORKSPACE / 'lineages.toml'}"
 
 
 def test_strict_fails_on_parity_differences(shaped: dict[str, Path]) -> None:
     code, stdout, _ = conform("--path", str(shaped["fixed"]), "--scenario", "nan", "--scenario", "ok", "--strict")
     assert code == 1
-    assert stdout.splitlines()[-1].endswith("s") and "(--strict: they fail)" in stdout.splitlines()[-1]
+    summary = stdout.splitlines()[-2]
+    assert summary.endswith("s") and "(--strict: they fail)" in summary
     code, _stdout, _ = conform("--path", str(shaped["fixed"]), "--scenario", "ok", "--strict")
     assert code == 0, "a copy that does everything the canonical does passes --strict"
 

@@ -44,13 +44,31 @@ def _pytest(tests: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_bundled_consumers_are_vendored_and_locked_by_plait() -> None:
     ws = Workspace.load(REPO / "lineages")
-    assert set(ws.consumers) == {"cpersona", "scheduler"}
-    assert check_exit(check(ws)) == 0
+    assert set(ws.consumers) == {"cpersona", "scheduler", "mnemo"}
+    assert check_exit(check(ws, ["cpersona", "scheduler"])) == 0
+    (mnemo,) = check(ws, ["mnemo"])
+    assert [d.kind for d in mnemo.drift] == ["unlocked"] and mnemo.fix == "plait adopt mnemo"
     scheduler = read_lock(ws.consumers["scheduler"].vendor_dir)
     assert scheduler is not None and (scheduler.source, scheduler.package) == (
         "upstream",
         "scheduler._vendor.mcp_common",
     )
+
+
+def test_the_hand_vendored_consumer_is_refused_by_vendor_until_it_is_adopted(tmp_path: Path) -> None:
+    ws = copy_workspace(Workspace.load(REPO / "lineages"), tmp_path / "bundled")
+    refused = vendor(ws, ["mnemo"])
+    assert refused.exit_code == 2 and not refused.written
+    assert "run `plait adopt mnemo` first" in refused.plans[0].reason
+    from plait.lineage.adopt import adopt
+
+    adopted = adopt(ws, "mnemo")
+    assert adopted.kind == "consumer" and adopted.base.commit is not None
+    assert {edit.file for edit in adopted.local_edits} == {"cache.py"}, "the sed spelling is no local edit"
+    report = vendor(ws, ["mnemo"])
+    assert report.exit_code == 0 and not report.conflicted
+    assert "list(entry[1])" in (ws.consumers["mnemo"].vendor_dir / "cache.py").read_text(), "the local fix survives"
+    assert _pytest(ws.consumers["mnemo"].root / "tests").returncode == 0
 
 
 @pytest.fixture(scope="module")

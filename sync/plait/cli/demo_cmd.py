@@ -22,10 +22,12 @@ from ..conformance import load_scenarios
 from ..conformance.report import copy_line, summary_line
 from ..conformance.runner import ConformReport, conform
 from ..conformance.targets import NotAnEmbeddingClient, workspace_targets
+from ..lineage.adopt import adopt
 from ..lineage.diff import diff_copies
 from ..lineage.status import status
 from ..lineage.sync import sync
 from ..vendoring.check import check, check_exit
+from ..vendoring.lock import read_lock
 from ..vendoring.vendor import vendor
 from ..workspace import CANONICAL, Workspace, copy_workspace
 from . import command
@@ -50,9 +52,9 @@ __all__ = ["demo"]
 def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Output) -> None:
     """Run the whole job on the workspace, writing only to a temporary copy:
     the status of every lineage, what a sync would apply and keep, the sync,
-    the re-vendoring of every consumer and its drift check, the conformance
-    of every copy, and how a lineage differs from the canonical client
-    afterwards.
+    the adoption of every consumer vendored by hand, the re-vendoring of
+    every consumer and its drift check, the conformance of every copy, and
+    how a lineage differs from the canonical client afterwards.
 
     \b
     Exit codes: 0 it ran (a conflict in the copy is part of what it shows;
@@ -68,6 +70,9 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         copy = copy_workspace(workspace, folder)
         report = sync(copy)
         again = sync(copy, dry_run=True)
+        # A consumer vendored by hand (no plait.lock) gets its base first, so that
+        # its re-vendor is a 3-way merge that keeps its local edits.
+        adopted = [adopt(copy, c.name) for c in copy.consumers.values() if read_lock(c.vendor_dir) is None]
         vendored = vendor(copy)
         checked = check(copy)
         conformance = _conformance(copy)
@@ -82,6 +87,7 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
                     "preview": preview.to_json(),
                     "sync": report.to_json(),
                     "second_run_changes": sum(len(p.changed) for p in again.plans),
+                    "adopted": [a.to_json() for a in adopted],
                     "vendor": vendored.to_json(),
                     "check": {"exit": check_exit(checked), "consumers": [c.to_json() for c in checked]},
                     "conform": conformance.to_json() if isinstance(conformance, ConformReport) else conformance,
@@ -105,18 +111,27 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         changes = sum(len(p.changed) for p in again.plans)
         outcomes = ", ".join(f"{p.name} {p.outcome}" for p in again.plans)
         out.line(f"a second sync would change {changes} file(s) ({outcomes})")
-        out.heading("4. every consumer re-vendored from its synced source, local edits kept, then checked")
+        out.heading("4. a consumer vendored by hand (cp + sed) is adopted: plait finds the commit it was copied at")
+        for result_of in adopted:
+            out.line(f"{result_of.name}: base {result_of.source}@{result_of.base.short}; {result_of.why()}")
+            if result_of.runner_up is not None:
+                out.line(f"{result_of.name}: runner-up {result_of.runner_up.describe()}")
+            for edit in result_of.local_edits:
+                out.line(f"{result_of.name}: local edit {edit.file}: {edit.text}")
+        if not adopted:
+            out.line("every consumer already has a lock; nothing to adopt")
+        out.heading("5. every consumer re-vendored from its synced source, local edits kept, then checked")
         render_vendor_report(vendored, out)
         for consumer in checked:
             out.line(check_summary(consumer))
-        out.heading("5. every copy against the same hostile loopback servers (plait conform)")
+        out.heading("6. every copy against the same hostile loopback servers (plait conform)")
         if isinstance(conformance, ConformReport):
             for copy_result in conformance.copies:
                 out.line(copy_line(copy_result))
             out.line(summary_line(conformance))
         else:
             out.line(conformance["nothing_to_check"])
-        out.heading(f"6. {target} compared with the canonical client, after the sync")
+        out.heading(f"7. {target} compared with the canonical client, after the sync")
         render_diff(result, out, "text")
     finally:
         if not keep:

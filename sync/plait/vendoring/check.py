@@ -113,7 +113,14 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
             ws.checkout(consumer)  # a consumer in a remote repository is cloned once, as vendor does
             lock = read_lock(consumer.vendor_dir)
             if lock is None:
-                result.drift.append(Drift("", "unlocked", f"no {LOCK_NAME}: never vendored by plait"))
+                by_hand = consumer.vendor_dir.is_dir() and any(consumer.vendor_dir.iterdir())
+                if by_hand:
+                    # Vendored by hand: its base is found by adopt, not guessed by a vendor.
+                    fix = f"plait adopt {consumer.name}"
+                    detail = f"no {LOCK_NAME}: vendored without plait; `{fix}` records the base it was copied from"
+                else:
+                    detail = f"no {LOCK_NAME}: never vendored; `{fix}` vendors it"
+                result.drift.append(Drift("", "unlocked", detail))
             else:
                 _bases_stored(ws, lock)
                 on_disk = _on_disk(consumer.vendor_dir, consumer.exclude, consumer.confine, consumer.name)

@@ -161,10 +161,35 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
                 f" `plait vendor {name}` again"
             )
     theirs_raw = selected(consumer, ws.read_files(source), source)
+    if previous is None:
+        _refuse_hand_vendored(ws, consumer, source, theirs_raw)
     base = ws.store.load(Snapshot(previous.bases()), what=f"the base of {name}:") if previous else {}
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
     commit = _source_commit(source, sources, previous)
     return plan_against(ws, consumer, source, theirs_raw, base=base, commit=commit, previous=previous, budget=budget)
+
+
+def _refuse_hand_vendored(ws: Workspace, consumer: Consumer, source: Copy, theirs_raw: Mapping[str, str]) -> None:
+    """Refuse to vendor over a copy made without plait whose files differ from the source.
+
+    Without a base a merge is two-way, and conflicts wherever the copy
+    differs from the source at all, even where only the source moved (10
+    spurious conflicts on a real service); `plait adopt` finds the base it
+    was copied from instead.  A copy whose files all equal the source's is
+    vendored as it is: there is nothing to merge.
+    """
+    _raw, ours = vendored_files(ws, consumer)
+    theirs = carry(consumer, source, theirs_raw)
+    ours = align_spelling(ours, theirs, consumer.package)
+    differing = sorted(rel for rel in ours if rel in theirs and ours[rel] != theirs[rel])
+    if differing:
+        shown = ", ".join(differing[:3]) + (", …" if len(differing) > 3 else "")
+        raise PlaitError(
+            f"{consumer.name} was vendored without plait (no {LOCK_NAME}) and {len(differing)} of its files differ"
+            f" from {source.name} ({shown}): run `plait adopt {consumer.name}` first, to record the base it was"
+            " copied from; without one a vendor could only merge two ways",
+            path=str(consumer.vendor_dir),
+        )
 
 
 def selected(consumer: Consumer, files: Mapping[str, str], source: Copy) -> dict[str, str]:

@@ -1,0 +1,1 @@
+"""mnemo: an agent-memory server (the search path is all the demo needs)."""

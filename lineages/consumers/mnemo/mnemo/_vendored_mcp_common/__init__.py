@@ -1,0 +1,1 @@
+"""Code vendored from the family's shared packages."""
