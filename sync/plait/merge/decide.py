@@ -31,7 +31,7 @@ from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_
 from .order import Origin, aligned, sequence_order
 from .result import Change, Hand, Side, other
 from .semantic import insertion_dependency
-from .tree import Texts, block_body, body_keys, branch_key, describe
+from .tree import Texts, block_body, body_keys, branch_key, describe, nested_bodies
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -415,9 +415,56 @@ class Merger:
 
     def emit_inside(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
         if id(x) in self.match[side].holds_move:
+            clash = self._edit_against_wrapper(x, side, scope)
+            if clash is not None:
+                return clash
             inner = scope.enter(x)
             return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
         return [x]
+
+    def _edit_against_wrapper(self, x: Any, side: Hand, scope: Scope) -> list[Any] | None:
+        """A conflict when *side* wrapped statements in *x* and another branch of *x* holds the other side's edit.
+
+        Theirs wraps `from pkg import old as impl` in `try:` and adds
+        `except ImportError: from pkg import new as impl`; ours edits the
+        line to import `new`.  Applying ours' edit inside the `try` makes
+        both branches bind `new`, and theirs' fallback means nothing: both
+        sides changed what the statement binds, each in its own way.
+        """
+        wrapper = self.match[side]
+        if wrapper.origin(x) is not None:
+            return None  # not a statement this side added around others
+        bodies = list(nested_bodies(x))
+        if len(bodies) < 2:
+            return None
+        editor = other(side)
+        edits = self.match[editor]
+        for k, body in enumerate(bodies):
+            for stmt in body:
+                origin = wrapper.origin(stmt)
+                if origin is None or id(origin) not in wrapper.moved:
+                    continue
+                edited = edits.partner(origin)
+                if edited is None or self.same_syntax(edited, origin):
+                    continue
+                elsewhere = (y for j, branch in enumerate(bodies) if j != k for y in branch)
+                if not any(self.same_syntax(y, edited) for y in elsewhere):
+                    continue
+                what = describe(origin, self.texts) or "a statement"
+                reason = (
+                    f"{editor} changed {what}; {side} wrapped it in {describe(x, self.texts) or 'a block'} "
+                    f"whose other branch already holds {editor}' version"
+                )
+                versions = ([edited], [origin], [x]) if side == "theirs" else ([x], [origin], [edited])
+                return self.conflict(self._stmt_path(origin, scope), "modify/modify", reason, *versions)
+        return None
+
+    def same_syntax(self, a: Any, b: Any) -> bool:
+        """Whether two statements are one statement, cosmetics aside."""
+        if self.texts.of(a) == self.texts.of(b):
+            return True
+        syntax = self.texts.syntax(a)
+        return syntax is not None and syntax == self.texts.syntax(b)
 
     def conflict(
         self, path: str, kind: ConflictKind, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
