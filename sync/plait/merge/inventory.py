@@ -72,6 +72,8 @@ class Inventory:
         self.uses: dict[str, set[str]] = {}
         # Calls of names and of methods on `self`, for the signature check.
         self.calls: list[Call] = []
+        # For each `from` import item: the module it names, and what it imports (`Z`, `Z as W`).
+        self.from_imports: dict[Item, tuple[str, str]] = {}
 
     def paths_for(self, kind: str, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -416,7 +418,10 @@ class _Collector(ast.NodeVisitor):
         mod = "." * node.level + (node.module or "")
         for a in node.names:
             self.inv.bound.add((self.path, a.asname or a.name))
-            self.add("import", f"from {mod} import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+            imported = a.name + (f" as {a.asname}" if a.asname else "")
+            detail = f"from {mod} import {imported}"
+            self.add("import", detail)
+            self.inv.from_imports[Item("import", self.path, detail)] = (mod, imported)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
@@ -660,10 +665,14 @@ def summarize(
         for r in merged
         if r.change.kind == "moved" and not r.change.detail and r.change.note.startswith("from ")
     }
+    renamed = _renamed_modules(base, ours, theirs)
     final: list[Change] = []
     for r in merged:
         c = r.change
         if c.kind in ("added", "moved") and r.item is not None and not r.item.is_def:
+            if _imported_under_rename(r.item, (ours, theirs), result, renamed):
+                final.append(c)
+                continue
             problem, note = _check_arrived(r.item, c.side, base, result, def_moves)
             if problem is not None:
                 lost.append(problem)
@@ -680,6 +689,43 @@ def summarize(
     lost.extend(_lost_statements(base, ours, theirs, result))
     lost.extend(_duplicate_bindings(ours, theirs, result))
     return final, lost
+
+
+def _renamed_modules(base: Inventory, *sides: Inventory) -> dict[tuple[str, str], set[str]]:
+    """For each (scope, module) of base: the modules a side now imports the same names from.
+
+    `from .a import (X, Y)` edited to `from .b import (X, Y)` is one
+    statement naming another module, not two removals and two additions.
+    """
+    out: dict[tuple[str, str], set[str]] = {}
+    for side in sides:
+        added = {
+            (it.path, imported): module for it, (module, imported) in side.from_imports.items() if it not in base.items
+        }
+        for it, (module, imported) in base.from_imports.items():
+            now = added.get((it.path, imported))
+            if it not in side.items and now is not None and now != module:
+                out.setdefault((it.path, module), set()).add(now)
+    return out
+
+
+def _imported_under_rename(
+    item: Item, sides: tuple[Inventory, ...], result: Inventory, renamed: dict[tuple[str, str], set[str]]
+) -> bool:
+    """Whether an added `from M import N` is in the result as `from M2 import N`, M2 being what a side renamed M to.
+
+    The name is bound, from the module the merged statement names: theirs
+    adding `Z` to `from .a import (X, Y)` while ours moved it to `.b` gives
+    `from .b import (X, Y, Z)`, which lacks nothing.
+    """
+    found = next((side.from_imports[item] for side in sides if item in side.from_imports), None)
+    if found is None:
+        return False
+    module, imported = found
+    return any(
+        Item("import", item.path, f"from {now} import {imported}") in result.items
+        for now in renamed.get((item.path, module), ())
+    )
 
 
 def _check_arrived(

@@ -28,6 +28,7 @@ from .tree import (
     dotted,
     handler_key,
     if_chain,
+    imported_names,
     kind_of,
     nested_bodies,
     statement_key,
@@ -126,6 +127,11 @@ def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: c
         return False
     if bkey is None or skey is None or bkey == skey:
         return True
+    if isinstance(bkey, tuple) and bkey[:1] == ("from",):
+        # An import is its module and its names: the same names from
+        # another module is that import, edited (`.a` became `.b`).
+        names = imported_names(b)
+        return names is not None and names == imported_names(x)
     return not (isinstance(bkey, tuple) and bkey[:1] in _NAME_KEYS)
 
 

@@ -214,6 +214,18 @@ def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
     return printer.code(node)
 
 
+def imported_names(stmt: cst.CSTNode) -> frozenset[tuple[str, str]] | None:
+    """The (name, alias) pairs a lone `from ... import` statement imports, or None for any other statement."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+        return None
+    return frozenset(
+        (dotted(a.name), dotted(a.asname.name) if isinstance(a.asname, cst.AsName) else "") for a in small.names
+    )
+
+
 def kind_of(stmt: cst.CSTNode) -> str:
     """The statement's kind for pairing: a changed `return` still pairs with a `return`."""
     if isinstance(stmt, cst.SimpleStatementLine) and stmt.body:
