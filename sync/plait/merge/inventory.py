@@ -163,6 +163,9 @@ class StatementCounts:
 
     counts: Counter[str] = field(default_factory=Counter)
     sites: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    # The first and last source line of each statement's first site, and the source they index.
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
     # What a statement is about regardless of its details (the target of an
     # assignment, the callee of a call), to recognise edited versions.
     anchors: dict[str, str] = field(default_factory=dict)
@@ -180,7 +183,7 @@ class StatementCounts:
         statements by its text: a method only one side changed has the same
         text in two or three versions and is dumped once.
         """
-        out = cls()
+        out = cls(lines=inv.source_lines)
         left = Counter(skip) if skip else Counter[str]()
         for text, node, path in inv.units:
             if left[text] > 0:
@@ -191,20 +194,26 @@ class StatementCounts:
                 counted = list(_statements_of(node, path))
                 if cache is not None:
                     cache[(path, text)] = counted
-            for key, where, offset, anchor in counted:
-                out._count(key, where, node.lineno + offset, anchor, inv)
+            for key, where, offset, end, anchor in counted:
+                out._count(key, where, node.lineno + offset, node.lineno + end, anchor, inv)
         return out
 
-    def _count(self, key: str, path: str, line: int, anchor: str, inv: Inventory) -> None:
+    def _count(self, key: str, path: str, line: int, last: int, anchor: str, inv: Inventory) -> None:
         self.counts[key] += 1
         if key not in self.sites:
             text = inv.source_lines[line - 1].strip() if line <= len(inv.source_lines) else ""
             self.sites[key] = (path, line, text if len(text) <= 60 else text[:57] + "...")
+            self.spans[key] = (line, last)
             self.anchors[key] = anchor
 
+    def source(self, key: str) -> str:
+        """The source lines of the statement's first site."""
+        first, last = self.spans[key]
+        return "\n".join(self.lines[first - 1 : last])
 
-# (statement key, path of the definition it stands in, line offset from its unit, anchor)
-_Counted = tuple[str, str, int, str]
+
+# (statement key, path of the definition it stands in, line offsets of its first and last line from its unit, anchor)
+_Counted = tuple[str, str, int, int, str]
 
 
 def _statements_of(unit: ast.stmt, path: str) -> Iterator[_Counted]:
@@ -227,13 +236,16 @@ def _statements_of(unit: ast.stmt, path: str) -> Iterator[_Counted]:
                         stack.append((block, where))
                 for handler in getattr(stmt, "handlers", ()):
                     caught = _dump(handler.type) if handler.type else ""
-                    yield f"except({caught};{handler.name})", where, handler.lineno - origin, "except"
+                    at = handler.lineno - origin
+                    yield f"except({caught};{handler.name})", where, at, at, "except"
                     stack.append((handler.body, where))
                 for case in getattr(stmt, "cases", ()):
                     guard = _dump(case.guard) if case.guard else ""
-                    yield f"case({_dump(case.pattern)};{guard})", where, case.pattern.lineno - origin, "case"
+                    at = case.pattern.lineno - origin
+                    yield f"case({_dump(case.pattern)};{guard})", where, at, at, "case"
                     stack.append((case.body, where))
-            yield key, where, stmt.lineno - origin, _anchor(stmt)
+            last = stmt.lineno if fields is not None else (stmt.end_lineno or stmt.lineno)
+            yield key, where, stmt.lineno - origin, last - origin, _anchor(stmt)
 
 
 def _anchor(stmt: ast.stmt) -> str:
@@ -248,6 +260,14 @@ def _anchor(stmt: ast.stmt) -> str:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return "import"
     return kind
+
+
+# Assignments whose list is a set of names: its order means nothing (see `carries`).
+_COMMUTATIVE_ANCHORS = frozenset(
+    _anchor(ast.parse(f"{name}{how}").body[0])
+    for name in ("__all__", "__slots__")
+    for how in (" = []", ": list[str] = []", " += []")
+)
 
 
 def _bind(stmt: ast.stmt, path: str, binds_all: bool, inv: Inventory) -> None:
@@ -786,12 +806,40 @@ def _lost_statements(base: Inventory, ours: Inventory, theirs: Inventory, result
             short[stmt] = decider
     out: list[Conflict] = []
     for stmt, decider in sorted(short.items(), key=lambda kv: kv[0]):
-        if decider.anchors[stmt] in newcomers:
+        if decider.anchors[stmt] in newcomers or _carried(stmt, decider, b_counts, r_counts):
             continue
         label = "ours" if decider is o_counts else "theirs"
         path, line, text = decider.sites[stmt]
         out.append(Conflict(path, "lost", f"{label} has `{text}` (its line {line}) but the merge result lacks it"))
     return out
+
+
+def _carried(stmt: str, decider: StatementCounts, b_counts: StatementCounts, r_counts: StatementCounts) -> bool:
+    """Whether the result holds another version of *stmt* that already carries its edits.
+
+    Both sides edited one statement and the result is one side's version:
+    ours' `__all__` holds theirs' new name and one more, ours' string holds
+    the lines theirs inserted.  Theirs' version is missing, and nothing of
+    it is lost.
+    """
+    # Imported here: tokenize is only needed when a statement is missing,
+    # and a merge driver starts once per conflicted file.
+    from .carries import carries
+
+    anchor = decider.anchors[stmt]
+    versions = [r for r in r_counts.counts if r_counts.anchors[r] == anchor and r_counts.counts[r] > b_counts.counts[r]]
+    if not versions:
+        return False
+    originals = [
+        b for b in b_counts.counts if b_counts.anchors[b] == anchor and b_counts.counts[b] > r_counts.counts[b]
+    ]
+    commutative = anchor in _COMMUTATIVE_ANCHORS
+    other = decider.source(stmt)
+    return any(
+        carries(b_counts.source(b), r_counts.source(r), other, commutative=commutative)
+        for b in originals
+        for r in versions
+    )
 
 
 def _duplicate_bindings(ours: Inventory, theirs: Inventory, result: Inventory) -> list[Conflict]:
