@@ -31,7 +31,7 @@ from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_
 from .order import Origin, aligned, sequence_order
 from .result import Change, Hand, Side, other
 from .semantic import insertion_dependency
-from .tree import Texts, block_body, body_keys, branch_key, describe, nested_bodies
+from .tree import Texts, block_body, body_keys, branch_key, describe, imported_names, nested_bodies
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -39,6 +39,8 @@ _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.T
 
 
 _DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+
+_PEP8_WIDTH = 79
 
 _BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
 
@@ -100,6 +102,30 @@ class _Skeleton(cst.CSTTransformer):
         return _PASS_BLOCK
 
 
+def _import_other_names(o: Any, t: Any) -> bool:
+    """Two imports from one module that bind no name in common: two statements, kept as each side wrote it.
+
+    Fusing `from m import b` and `from m import c` into one line writes
+    code neither side wrote; only a name both import must be imported once.
+    """
+    on, tn = imported_names(o), imported_names(t)
+    return on is not None and tn is not None and not on & tn
+
+
+def _without_empty_parens(node: Any, o: Any, t: Any) -> Any:
+    """A class left with no bases drops its parentheses when a side dropped them.
+
+    The brackets follow the layout side; but `class S(object):` that one
+    side made `class S:` must not come out as `class S():`, a spelling
+    neither side wrote.
+    """
+    if not isinstance(node, cst.ClassDef) or node.bases or node.keywords:
+        return node
+    if isinstance(o.lpar, cst.MaybeSentinel) or isinstance(t.lpar, cst.MaybeSentinel):
+        return node.with_changes(lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+    return node
+
+
 def _lists_names(node: Any) -> bool:
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
         target = node.targets[0].target
@@ -120,13 +146,9 @@ class Merger:
         theirs_match: SideMatch,
         deadline: Deadline,
         sentinels: Sentinels,
-        longest: int = 10**9,
     ) -> None:
         self.texts = texts
         self.sentinels = sentinels
-        # The longest line of the inputs: a merged line may not pass it where
-        # a side's split layout avoids that.
-        self.longest = longest
         self.layout: Hand = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
@@ -170,7 +192,7 @@ class Merger:
         for j, bi in enumerate(t_map):
             if bi is None:
                 oj = ours_added.get(self._add_identity(tl[j], tkeys[j]))
-                if oj is not None:
+                if oj is not None and not _import_other_names(ol[oj], tl[j]):
                     twin_of_theirs[j] = oj
         twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
 
@@ -338,18 +360,22 @@ class Merger:
         return [node]
 
     def _narrow(self, node: Any, b: Any, o: Any, t: Any, scope: Scope) -> Any:
-        """*node*, or the same merge in theirs' layout when ours' would pass the file's longest line.
+        """*node*, or the same merge in theirs' layout when ours' would be wider than any version of it.
 
         Ours' layout wins, but a one-line import or call that gained theirs'
         elements must not become a 200-character line when theirs already
-        split it over lines: then it is split as theirs has it.
+        split it over lines: then it is split as theirs has it.  The measure
+        is the statement's own versions, not the file's longest line: one
+        long line elsewhere does not let an import grow to its width.
+        PEP 8's 79 columns are never too wide.
         """
         if not isinstance(node, cst.SimpleStatementLine):
             # A compound statement's own lines are merged one level down,
             # where this check runs on them; printing whole classes is costly.
             return node
         indent = self._indent_of(o)
-        if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
+        width = self._width(node, indent)
+        if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
             return node
         if "\n" not in self.texts.fresh(t).strip("\r\n"):
             return node
@@ -668,7 +694,9 @@ class Merger:
         inner = scope.enter(b)
         body = self.merge_value(b.body, o.body, t.body, b, "body", inner)
         try:
-            return self.merge_fields(b, o, t, inner, skip=("body",)).with_changes(body=body)
+            return _without_empty_parens(self.merge_fields(b, o, t, inner, skip=("body",)), o, t).with_changes(
+                body=body
+            )
         except MergeConflict as exc:
             if not isinstance(body, cst.IndentedBlock):
                 raise
