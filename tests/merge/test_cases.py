@@ -77,3 +77,28 @@ def test_case(name, merge3):
         assert any(change_matches(pattern, d) for d in described), (
             f"no change matches {pattern!r}; changes were:\n  " + "\n  ".join(described)
         )
+
+
+def _resolve(text: str, section: str) -> str:
+    """*text* with every conflict resolved to one section, as a merge tool's "take ours" does."""
+    out: list[str] = []
+    part = None
+    for line in text.splitlines(keepends=True):
+        if line in MARKERS:
+            part = {MARKERS[0]: "ours", MARKERS[1]: "base", MARKERS[2]: "theirs", MARKERS[3]: None}[line]
+            continue
+        if part is None or part == section:
+            out.append(line)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if not load_case(n).clean])
+@pytest.mark.parametrize("section", ["ours", "base", "theirs"])
+def test_each_section_reads_as_code(name, section):
+    """Markers stand on lines of their own, so taking any one section of every conflict gives Python.
+
+    That holds for a conflict marked inside brackets too: the sections are
+    the elements as each side has them, separators included.
+    """
+    case = load_case(name)
+    ast.parse(_resolve(case.expected, section), filename=f"{name}/Expected.py, {section} taken")

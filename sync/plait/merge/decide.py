@@ -25,7 +25,18 @@ from typing import Any
 import libcst as cst
 
 from .conflicts import ConflictKind, MergeConflict, PendingConflict, Sentinels
-from .elements import bare, fix_separators, keep_sorted, ordered_clash
+from .elements import (
+    Chunk,
+    Region,
+    bare,
+    bracketed,
+    fix_separators,
+    holding,
+    keep_sorted,
+    ordered_chunks,
+    ordered_clash,
+    region_sentinel,
+)
 from .lines import merge_lines
 from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
@@ -153,6 +164,8 @@ class Merger:
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
+        # Conflicts are numbered as they are found; not every one is printed.
+        self._numbers = 0
         self.commutative_ids: set[int] = set()
         # Cosmetic edits (quotes, comments, wrapping) that gave way to the
         # other side's real change, for the report.
@@ -495,7 +508,7 @@ class Merger:
     def conflict(
         self, path: str, kind: ConflictKind, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
     ) -> list[Any]:
-        n = len(self.pending)
+        n = self._next_number()
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
         first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
@@ -701,7 +714,7 @@ class Merger:
             if not isinstance(body, cst.IndentedBlock):
                 raise
             what = exc.what or describe(b, self.texts) or "the definition"
-            n = len(self.pending)
+            n = self._next_number()
             headers = tuple(x.with_changes(leading_lines=(), body=_PASS_BLOCK) for x in (o, b, t))
             reason = (
                 f"both sides changed the header of {b.name.value} ({what})"
@@ -821,6 +834,13 @@ class Merger:
         scope: Scope,
         commutative: bool = False,
     ) -> list[Any]:
+        """The merged elements of a collection; a conflict inside it is marked around the elements alone.
+
+        Where the collection is bracketed, a conflict over some of its
+        elements becomes a region of markers inside the brackets and the
+        rest of the statement still merges (see `elements.Region`);
+        elsewhere it fails the statement, which then conflicts whole.
+        """
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
         key: ElementKey
@@ -830,12 +850,42 @@ class Merger:
             key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
+        inline = bracketed(parent, field, (bl, ol, tl))
         clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
-            raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
+            chunks = ordered_chunks(bl, ol, tl, po, pt) if inline else None
+            if chunks is None:
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
+            merged = self._merge_chunks(chunks, key, parent, field, scope, clash)
+        else:
+            merged = self._merge_aligned((bl, ol, tl), (po, pt), key, parent, field, scope, inline)
+        regions = any(isinstance(x, Region) for x in merged)
+        if not gaps and not regions:
+            merged = keep_sorted(merged, bl, ol, tl, self.texts)
+        if regions:
+            return self._mark_regions(merged, (bl, ol, tl), parent, field, scope)
+        if merged and hasattr(merged[0], "comma"):
+            merged = fix_separators(merged, bl, ol, tl, self.texts, self.layout)
+        return merged
+
+    def _merge_aligned(
+        self,
+        lists: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+        pairs: tuple[dict[int, int], dict[int, int]],
+        key: ElementKey,
+        parent: Any,
+        field: str,
+        scope: Scope,
+        inline: bool,
+    ) -> list[Any]:
+        """Elements merged one by one in merged order; with *inline*, an element in conflict becomes a `Region`.
+
+        *lists* are base's, ours' and theirs' elements, *pairs* base's
+        pairing with ours and with theirs.
+        """
         merged: list[Any] = []
-        added: dict[Hashable, str] = {}
-        for kind, b, o, t in aligned(bl, ol, tl, po, pt):
+        added: dict[Hashable, tuple[str, int]] = {}
+        for kind, b, o, t in aligned(*lists, *pairs):
             if kind == "base":
                 if o is None or t is None:
                     deleter: Hand = "ours" if o is None else "theirs"
@@ -845,23 +895,113 @@ class Merger:
                     if self.cosmetic(b, present):
                         self.drop(other(deleter), b, scope, f"{deleter} deleted it")
                         continue
-                    raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
-                if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
+                    gone = MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
+                    if not inline:
+                        raise gone
+                    ours, theirs = ([], [present]) if deleter == "ours" else ([present], [])
+                    merged.append(Region(ours, [b], theirs, gone))
+                elif self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
                     merged.append(o)
                 else:
-                    merged.append(self.merge_value(b, o, t, parent, field, scope))
+                    try:
+                        merged.append(self.merge_value(b, o, t, parent, field, scope))
+                    except MergeConflict as exc:
+                        if not inline:
+                            raise
+                        # The marked unit is the element, and the reason names it.
+                        exc.what = describe(b, self.texts) or exc.what
+                        merged.append(Region([o], [b], [t], exc))
             else:
                 x = b
                 k = key(x)
                 ident = ("key", k) if k is not None else ("text", self.bare(x))
                 if ident in added:
-                    if added[ident] != self.bare(x) and k is not None:
-                        raise MergeConflict("add/add", describe(x, self.texts))
+                    first, at = added[ident]
+                    if first != self.bare(x) and k is not None:
+                        twice = MergeConflict("add/add", describe(x, self.texts))
+                        if not inline or kind != "theirs" or isinstance(merged[at], Region):
+                            raise twice
+                        merged[at] = Region([merged[at]], [], [x], twice)
                     continue
-                added[ident] = self.bare(x)
+                added[ident] = (self.bare(x), len(merged))
                 merged.append(self.take(x, kind, scope))
-        if not gaps:
-            merged = keep_sorted(merged, bl, ol, tl, self.texts)
-        if merged and hasattr(merged[0], "comma"):
-            merged = fix_separators(merged, bl, ol, tl, self.texts, self.layout)
         return merged
+
+    def _merge_chunks(
+        self, chunks: list[Chunk], key: ElementKey, parent: Any, field: str, scope: Scope, clash: str
+    ) -> list[Any]:
+        """An ordered sequence merged as diff3 merges lines: element runs between elements both sides kept.
+
+        A run both sides changed differently is a `Region`; the rest merges.
+        """
+        merged: list[Any] = []
+        for kept, bc, oc, tc in chunks:
+            if kept:
+                b, o, t = bc[0], oc[0], tc[0]
+                if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
+                    merged.append(o)
+                    continue
+                try:
+                    merged.append(self.merge_value(b, o, t, parent, field, scope))
+                except MergeConflict as exc:
+                    exc.what = describe(b, self.texts) or exc.what
+                    merged.append(Region([o], [b], [t], exc))
+                continue
+            bt, ot, tt = ([self.bare(x) for x in c] for c in (bc, oc, tc))
+            if ot == bt:
+                merged.extend(self.take(x, "theirs", scope) for x in tc)
+            elif tt == bt or ot == tt:
+                merged.extend(self.take(x, "ours", scope) for x in oc)
+            elif any(key(x) is not None for x in (*bc, *oc, *tc)):
+                # Keyword arguments commute; a run that holds some is not diff3's to split.
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
+            else:
+                what = describe(bc[0] if bc else parent, self.texts)
+                merged.append(Region(list(oc), list(bc), list(tc), MergeConflict("modify/modify", what, why=clash)))
+        return merged
+
+    def _mark_regions(
+        self,
+        merged: list[Any],
+        lists: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+        parent: Any,
+        field: str,
+        scope: Scope,
+    ) -> list[Any]:
+        """Stand a sentinel element in for each region, and leave the three versions of it for render.
+
+        Each version is printed with the separators it would have in the
+        merged collection, so that choosing any section between the markers
+        gives the collection as that side (or base) would have it.
+        """
+        placed = [self._sentinel_for(x, merged[:i]) if isinstance(x, Region) else x for i, x in enumerate(merged)]
+        placed = fix_separators(placed, *lists, self.texts, self.layout)
+        for i, item in enumerate(merged):
+            if not isinstance(item, Region):
+                continue
+            sections: list[str] = []
+            for version in (item.ours, item.base, item.theirs):
+                resolved = fix_separators([*placed[:i], *version, *placed[i + 1 :]], *lists, self.texts, self.layout)
+                if version is not item.base and self.texts.syntax(holding(parent, field, resolved)) is None:
+                    # A side's section must read as code in place; if not, the statement conflicts whole.
+                    raise MergeConflict(item.conflict.kind, describe(parent, self.texts), why=item.conflict.why)
+                sections.append("".join(self.texts.fresh(e) for e in resolved[i : i + len(version)]))
+            what = item.conflict.what or describe(parent, self.texts) or "an element"
+            self.pending.append(
+                PendingConflict(
+                    item.number,
+                    scope.path,
+                    item.conflict.kind,
+                    item.conflict.reason(what),
+                    sections=(sections[0], sections[1], sections[2]),
+                )
+            )
+        return placed
+
+    def _sentinel_for(self, region: Region, before: list[Any]) -> Any:
+        region.number = self._next_number()
+        return region_sentinel(region.template, self.sentinels.name(region.number, "elements"), before)
+
+    def _next_number(self) -> int:
+        self._numbers += 1
+        return self._numbers - 1

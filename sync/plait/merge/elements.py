@@ -9,16 +9,23 @@ are the rules about where they stand and how they are written:
   as isort and ruff keep imported names (`keep_sorted`);
 - every element gets a separator in one side's layout, so a bracketed
   import never loses its brackets while its names span lines
-  (`fix_separators`).
+  (`fix_separators`);
+- a conflict over some elements of a bracketed collection is marked around
+  those elements alone (`Region`), inside the brackets: the rest of the
+  statement merges, and each section between the markers reads as code in
+  place.  An ordered sequence is cut into diff3's runs for that
+  (`ordered_chunks`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
+from .conflicts import MergeConflict
 from .match import ElementKey
 from .order import side_map
 from .result import Hand
@@ -27,9 +34,7 @@ from .tree import Texts
 
 def bare(node: Any, texts: Texts) -> str:
     """An element's text without its trailing comma: becoming last is not an edit."""
-    if isinstance(getattr(node, "comma", None), cst.Comma):
-        return texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-    return texts.of(node)
+    return texts.bare(node)
 
 
 def ordered_clash(
@@ -169,3 +174,98 @@ def fix_separators(
             e = e.with_changes(comma=want)
         out.append(e)
     return out
+
+
+@dataclass
+class Region:
+    """Elements in conflict inside one collection: each side's run and base's, with why."""
+
+    ours: list[Any]
+    base: list[Any]
+    theirs: list[Any]
+    conflict: MergeConflict
+    number: int = field(default=-1)
+
+    @property
+    def template(self) -> Any:
+        """An element of the collection, to build the sentinel that stands in for the region."""
+        return next(x for version in (self.ours, self.base, self.theirs) for x in version)
+
+
+def bracketed(parent: cst.CSTNode, name: str, versions: Sequence[Sequence[Any]]) -> bool:
+    """Whether a conflict in this collection can be marked inside its brackets.
+
+    Markers take lines of their own, so the collection must allow line
+    breaks wherever an element stands: a list, set, dict or call, a
+    parenthesised tuple, bases of a class with parentheses, an import's
+    names in parentheses.  Parameters stay with the header conflict of
+    their definition, whose `*` and `/` markers do not move.
+    """
+    if not any(versions):
+        return False
+    if isinstance(parent, (cst.List, cst.Set, cst.Dict)):
+        return name == "elements"
+    if isinstance(parent, cst.Call):
+        return name == "args"
+    if isinstance(parent, cst.Tuple):
+        return name == "elements" and bool(parent.lpar)
+    if isinstance(parent, cst.ImportFrom):
+        return name == "names" and parent.lpar is not None
+    if isinstance(parent, cst.ClassDef):
+        return name in ("bases", "keywords") and isinstance(parent.lpar, cst.LeftParen)
+    return False
+
+
+def region_sentinel(template: Any, name: str, before: Sequence[Any]) -> cst.CSTNode:
+    """An element of *template*'s kind that is only the sentinel *name*, valid Python where it stands.
+
+    Among arguments it is `**name` once a keyword argument precedes it
+    (a positional argument may not follow one), and in a dict `**name`.
+    """
+    sentinel = cst.Name(name)
+    if isinstance(template, cst.Arg):
+        after_keywords = any(isinstance(a, cst.Arg) and (a.keyword is not None or a.star == "**") for a in before)
+        return cst.Arg(value=sentinel, star="**" if after_keywords else "")
+    if isinstance(template, (cst.DictElement, cst.StarredDictElement)):
+        return cst.StarredDictElement(value=sentinel)
+    if isinstance(template, cst.ImportAlias):
+        return cst.ImportAlias(name=sentinel)
+    return cst.Element(value=sentinel)
+
+
+def holding(parent: Any, name: str, elements: list[Any]) -> cst.CSTNode:
+    """*parent* holding *elements* in field *name*, cut to what parses alone (a class to its header)."""
+    node: cst.CSTNode = parent.with_changes(**{name: elements})
+    if isinstance(node, cst.ClassDef):
+        node = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])]))
+    return node
+
+
+# (whether it is one element both sides kept, base's run, ours', theirs')
+Chunk = tuple[bool, list[Any], list[Any], list[Any]]
+
+
+def ordered_chunks(
+    bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int]
+) -> list[Chunk] | None:
+    """An ordered sequence cut as diff3 cuts lines: elements both sides kept, and the runs between them.
+
+    None when a side's pairing is out of order (a keyword argument moved):
+    then there are no runs to speak of.
+    """
+    for pairs in (po, pt):
+        order = [pairs[i] for i in sorted(pairs)]
+        if any(a >= b for a, b in zip(order, order[1:], strict=False)):
+            return None
+    kept = [i for i in sorted(po) if i in pt]
+    chunks: list[Chunk] = []
+    pb = po_prev = pt_prev = -1
+    for i in [*kept, len(bl)]:
+        oi, ti = (po[i], pt[i]) if i < len(bl) else (len(ol), len(tl))
+        run = (list(bl[pb + 1 : i]), list(ol[po_prev + 1 : oi]), list(tl[pt_prev + 1 : ti]))
+        if any(run):
+            chunks.append((False, *run))
+        if i < len(bl):
+            chunks.append((True, [bl[i]], [ol[oi]], [tl[ti]]))
+        pb, po_prev, pt_prev = i, oi, ti
+    return chunks

@@ -101,7 +101,7 @@ def match_sequence(
     rest_s = [j for j in range(len(side)) if j not in taken]
     if rest_b and rest_s:
         sm = SequenceMatcher(
-            None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False
+            None, [texts.bare(base[i]) for i in rest_b], [texts.bare(side[j]) for j in rest_s], autojunk=False
         )
         for a, b, size in sm.get_matching_blocks():
             for d in range(size):
@@ -161,8 +161,10 @@ def _pair_gaps(
         if i in pairs:
             nxt = min(nxt, pairs[i])
         next_side[i] = nxt
+    paired_last = -1
     for i in unmatched:
-        lo, hi = prev_side[i], next_side[i]
+        # A pair made in this pass bounds the next ones too: pairs never cross.
+        lo, hi = max(prev_side[i], paired_last), next_side[i]
         best, best_sim = None, -1.0
         window = [j for j in range(lo + 1, hi) if j not in taken and _may_pair(bkeys[i], skeys[j], base[i], side[j])]
         for j in window:
@@ -174,6 +176,7 @@ def _pair_gaps(
         if best_sim >= GAP_MIN_SIMILARITY or len(window) == 1:
             pairs[i] = best
             taken.add(best)
+            paired_last = best
 
 
 ElementKey = Callable[[Any], Hashable | None]

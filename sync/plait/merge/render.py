@@ -30,7 +30,10 @@ def render(
     for line in text.splitlines(keepends=True):
         hit = sentinels.read(line)
         if hit is None or hit[0] not in by_number:
-            out.append(line)
+            if sentinels.find_elements(line) is None:
+                out.append(line)
+            else:
+                _element_regions(line, sentinels, by_number, markers, newline, out, first_line)
             continue
         number, part = hit
         p = by_number[number]
@@ -44,6 +47,48 @@ def render(
     # were never printed; only the printed ones are reported.
     conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
     return "".join(out), conflicts
+
+
+def _element_regions(
+    line: str,
+    sentinels: Sentinels,
+    by_number: dict[int, PendingConflict],
+    markers: Markers,
+    newline: str,
+    out: list[str],
+    first_line: dict[int, int],
+) -> None:
+    """Markers on lines of their own around elements in conflict, inside the brackets of one line.
+
+    `other = [1, <sentinel>]` becomes `other = [1,`, the three sections
+    each on lines of their own, and `]`.  Sections and what follows are
+    indented like the line, or like the elements where they stand one per
+    line; inside brackets, indentation is free.
+    """
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    rest = line
+    while (found := sentinels.find_elements(rest)) is not None and found[2] in by_number:
+        start, end, number = found
+        p = by_number[number]
+        assert p.sections is not None
+        prefix = rest[:start].removesuffix("**")
+        if prefix.strip():
+            out.append(prefix.rstrip() + newline)
+        else:
+            indent = prefix  # the elements stand one per line, at this column
+        first_line[number] = len(out) + 1
+        parts: tuple[Part, Part, Part] = ("ours", "base", "theirs")
+        for part, section in zip(parts, p.sections, strict=True):
+            out.append(markers.line(part) + newline)
+            body = section.replace("\r\n", "\n").rstrip(" \t\n")
+            if body:
+                out.append(indent + body.replace("\n", newline) + newline)
+        out.append(markers.line("end") + newline)
+        rest = rest[end:].removeprefix(",").lstrip(" \t")
+        if not rest.strip():
+            return
+        rest = indent + rest
+    out.append(rest)
 
 
 def header_lines(skeleton: cst.FunctionDef | cst.ClassDef, indent: str, newline: str) -> list[str]:

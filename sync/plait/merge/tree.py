@@ -117,6 +117,16 @@ class Texts:
         self._memo[id(node)] = (node, text)
         return text
 
+    def bare(self, node: cst.CSTNode) -> str:
+        """An element's text without its trailing comma: becoming last is not an edit.
+
+        Any other node is its text.
+        """
+        comma = getattr(node, "comma", None)
+        if isinstance(comma, cst.Comma):
+            return self.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        return self.of(node)
+
     def syntax(self, node: cst.CSTNode) -> str | None:
         """The node's syntax without its formatting: an `ast.dump`, or None when it has none alone.
 
@@ -387,6 +397,8 @@ def describe(node: Any, texts: Texts) -> str | None:
         return f"entry {texts.of(node.value)}"
     if isinstance(node, cst.Arg) and node.keyword is not None:
         return f"keyword argument {node.keyword.value}"
+    if isinstance(node, cst.Arg):
+        return f"argument {node.star}{texts.of(node.value)}"
     if isinstance(node, cst.Param):
         return f"parameter {node.name.value}"
     if isinstance(node, cst.Decorator):
