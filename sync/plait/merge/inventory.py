@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .conflicts import Conflict
 from .order import lis_members
@@ -25,6 +25,7 @@ from .spelling import has_one_spelling
 
 MODULE = "<module>"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_IMPORTS_AND_DEFS = (*_DEFS, ast.Import, ast.ImportFrom)
 
 
 @dataclass(frozen=True, order=True)
@@ -40,6 +41,8 @@ class Item:
     path: str  # qualname of the def itself (def/class) or of the enclosing def
     key: str
     detail: str = field(default="", compare=False)  # human name of the element, empty for def/class
+    # The line the element stands on (0 for a definition's header parts): which statement it is in.
+    line: int = field(default=0, compare=False)
 
     @property
     def is_def(self) -> bool:
@@ -74,6 +77,9 @@ class Inventory:
         self.calls: list[Call] = []
         # For each `from` import item: the module it names, and what it imports (`Z`, `Z as W`).
         self.from_imports: dict[Item, tuple[str, str]] = {}
+        # The module and each definition by qualname, to name the statements a change touched.
+        self.tree: ast.Module | None = None
+        self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = {}
 
     def paths_for(self, kind: str, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -87,6 +93,7 @@ class Inventory:
 def take_inventory(tree: ast.Module, source: str) -> Inventory:
     inv = Inventory()
     inv.source_lines = source.splitlines()
+    inv.tree = tree
     _Collector(inv, source).collect(tree)
     _collect_statements(tree, inv)
     return inv
@@ -350,8 +357,10 @@ class _Collector(ast.NodeVisitor):
         end = node.end_lineno or node.lineno
         return b"".join(self.lines[i] for i in range(first, end) if i not in skip).decode("utf-8")
 
-    def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None) -> None:
-        self.inv.items.add(Item(kind, self.path if path is None else path, detail if key is None else key, detail))
+    def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None, line: int = 0) -> None:
+        self.inv.items.add(
+            Item(kind, self.path if path is None else path, detail if key is None else key, detail, line)
+        )
 
     def visit(self, node: ast.AST) -> None:
         # NodeVisitor.visit, plus the nesting depth: the engine keeps input
@@ -382,6 +391,7 @@ class _Collector(ast.NodeVisitor):
         # A definition's fingerprint leaves out nested definitions so that a
         # changed method reports as that method, not also as its class.
         self.inv.fingerprints[item] = self.own_text(node)
+        self.inv.nodes[qual] = node
         self.inv.bound.add((self.path, node.name))
         if not isinstance(node, ast.ClassDef):
             a = node.args
@@ -432,7 +442,7 @@ class _Collector(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
             self.inv.bound.add((self.path, a.asname or a.name.partition(".")[0]))
-            self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+            self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""), line=node.lineno)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = "." * node.level + (node.module or "")
@@ -440,7 +450,7 @@ class _Collector(ast.NodeVisitor):
             self.inv.bound.add((self.path, a.asname or a.name))
             imported = a.name + (f" as {a.asname}" if a.asname else "")
             detail = f"from {mod} import {imported}"
-            self.add("import", detail)
+            self.add("import", detail, line=node.lineno)
             self.inv.from_imports[Item("import", self.path, detail)] = (mod, imported)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
@@ -455,11 +465,11 @@ class _Collector(ast.NodeVisitor):
                 seen = self.excepts.setdefault(self.path, Counter())
                 seen[key] += 1
                 nth = f" #{seen[key]}" if seen[key] > 1 else ""
-                self.add("except", f"except type {self.src(t)}", key=key + nth)
+                self.add("except", f"except type {self.src(t)}", key=key + nth, line=node.lineno)
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
-        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {self.norm(node.test)}")
+        self.add("branch", f"branch {self.src(node.test)}", key=f"branch {self.norm(node.test)}", line=node.lineno)
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -471,7 +481,8 @@ class _Collector(ast.NodeVisitor):
             callee_key = callee if has_one_spelling(callee) else ast.dump(node.func)
             for kw in node.keywords:
                 name = kw.arg or "**"
-                self.add("kwarg", f"keyword argument {name} in {callee}(...)", key=f"kwarg {name} in {callee_key}")
+                detail = f"keyword argument {name} in {callee}(...)"
+                self.add("kwarg", detail, key=f"kwarg {name} in {callee_key}", line=kw.lineno)
         self.generic_visit(node)
 
     def _visit_assign_value(self, targets: list[ast.expr], value: ast.expr | None) -> None:
@@ -480,7 +491,7 @@ class _Collector(ast.NodeVisitor):
         if not self.in_function[-1]:
             for target in targets:
                 if isinstance(target, ast.Name):
-                    self.add("attribute", f"attribute {target.id}")
+                    self.add("attribute", f"attribute {target.id}", line=target.lineno)
         names = [self.src(t) for t in targets]
         self.container.append(names[0] if names else "")
         if value is not None:
@@ -507,9 +518,10 @@ class _Collector(ast.NodeVisitor):
         where = self._where()
         for key in node.keys:
             if key is None:
-                self.add("entry", f"dict key **{where}")
+                self.add("entry", f"dict key **{where}", line=node.lineno)
             else:
-                self.add("entry", f"dict key {self.src(key)}{where}", key=f"dict key {self.norm(key)}{where}")
+                detail = f"dict key {self.src(key)}{where}"
+                self.add("entry", detail, key=f"dict key {self.norm(key)}{where}", line=key.lineno)
         self.container.append("")
         for v in node.values:
             self.visit(v)
@@ -524,7 +536,8 @@ class _Collector(ast.NodeVisitor):
         if always or (self.container and self.container[-1]):
             where = self._where()
             for elt in node.elts:
-                self.add("entry", f"entry {self.src(elt)}{where}", key=f"entry {self.norm(elt)}{where}")
+                detail = f"entry {self.src(elt)}{where}"
+                self.add("entry", detail, key=f"entry {self.norm(elt)}{where}", line=elt.lineno)
         self.container.append("")
         for elt in node.elts:
             self.visit(elt)
@@ -616,7 +629,8 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
             out.append(_Reported(Change(label, "removed", it.path, it.detail), it))
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
-            out.append(_Reported(Change(label, "changed", it.path, it.detail), it))
+            statement = _changed_statement(base, side, it.path, {i.line for i in added}, {i.line for i in removed})
+            out.append(_Reported(Change(label, "changed", it.path, it.detail, statement=statement), it))
     out.extend(_Reported(c, None) for c in _reorders(base, side, label))
     for i, r in enumerate(out):
         c = r.change
@@ -624,8 +638,70 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
             notes = ", ".join(
                 f"{n} element{'s' if n > 1 else ''} of {src}" for src, n in sorted(took_over[c.path].items())
             )
-            out[i] = _Reported(Change(c.side, c.kind, c.path, c.detail, f"took over {notes}"), r.item)
+            out[i] = _Reported(replace(c, note=f"took over {notes}"), r.item)
     return out, folded
+
+
+def _own_statements(inv: Inventory, path: str) -> list[tuple[str, int, int]]:
+    """(syntax, first line, last line) of the statements a definition holds itself, or the module its own.
+
+    Statements in nested definitions belong to those; a compound
+    statement counts by its header, so an edit inside an `if` names the
+    edited line, not the `if`.
+    """
+    if path == MODULE:
+        tree = inv.tree
+        units: list[ast.stmt] = [] if tree is None else [s for s in tree.body if not isinstance(s, _IMPORTS_AND_DEFS)]
+        parent = MODULE
+    else:
+        node = inv.nodes.get(path)
+        units = [] if node is None else [node]
+        parent = path.rpartition(".")[0] or MODULE
+    out: list[tuple[str, int, int]] = []
+    for unit in units:
+        for key, where, first, last, _anchor in _statements_of(unit, parent):
+            if where == path:
+                out.append((key, unit.lineno + first, unit.lineno + last))
+    return sorted(out, key=lambda s: s[1])
+
+
+def _changed_statement(base: Inventory, side: Inventory, path: str, added: set[int], removed: set[int]) -> str:
+    """The first statement *side* changed in the definition at *path* that no other change names.
+
+    "ours changed Config.__init__: timeout = max(timeout, 1.0)"; a change
+    that only removed statements names the first one removed.  A statement
+    that holds an element the side added or removed (*added*: its lines in
+    the side, *removed*: in base) is already reported as that element, and
+    a change of the header, comments or formatting alone names none.
+    """
+    then, now = _own_statements(base, path), _own_statements(side, path)
+    new, source, prefix = _unmatched(now, then), side, ""
+    if not new:
+        new, source, prefix = _unmatched(then, now), base, "removed "
+    reported = added if source is side else removed
+    new = [(first, last) for first, last in new if not any(first <= line <= last for line in reported)]
+    if not new:
+        return ""
+    first, last = new[0]
+    text = source.source_lines[first - 1].strip() if first <= len(source.source_lines) else ""
+    if last > first and not text.endswith(":"):
+        text += " ..."
+    if len(text) > 80:
+        text = text[:77] + "..."
+    more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
+    return f"{prefix}{text}{more}"
+
+
+def _unmatched(statements: list[tuple[str, int, int]], others: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    """The (first, last) lines of *statements* that *others* lack."""
+    left = Counter(key for key, _first, _last in others)
+    out = []
+    for key, first, last in statements:
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            out.append((first, last))
+    return out
 
 
 def _under_any(path: str, defs: set[str]) -> bool:
@@ -670,10 +746,13 @@ def summarize(
     t_idents = {r.ident for r in t}
     o_idents = {r.ident for r in o}
     merged: list[_Reported] = []
+    t_statements = {r.ident: r.change.statement for r in t}
     for r in o:
         if r.ident in t_idents:
             c = r.change
-            r = _Reported(Change("both", c.kind, c.path, c.detail, c.note), r.item)
+            # One statement to name only where both sides changed the same one first.
+            statement = c.statement if c.statement == t_statements[r.ident] else ""
+            r = _Reported(Change("both", c.kind, c.path, c.detail, c.note, statement), r.item)
         merged.append(r)
     merged.extend(r for r in t if r.ident not in o_idents)
 
@@ -697,7 +776,7 @@ def summarize(
             if problem is not None:
                 lost.append(problem)
             elif note:
-                c = Change(c.side, c.kind, c.path, c.detail, note)
+                c = replace(c, note=note)
         elif c.kind in ("added", "moved") and r.item is not None and not _defined(c.path, result):
             lost.append(Conflict(c.path, "lost", f"{c.side} added {c.path} but the merge result lacks it"))
         final.append(c)
