@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from .errors import PlaitError, UnparsableSource
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
 from .merge.conflicts import ConflictKind
+from .merge.facts import MODULE
 from .store import Snapshot
 
 __all__ = [
@@ -210,7 +211,7 @@ def specific_changes(changes: list[Change]) -> list[Change]:
     """
 
     def inside(path: str, container: str) -> bool:
-        return container == "<module>" or path == container or path.startswith(container + ".")
+        return container == MODULE or path == container or path.startswith(container + ".")
 
     out: list[Change] = []
     for change in changes:

@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node_or_raise
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 from libcst.metadata.scope_provider import ImportAssignment
 
@@ -296,14 +297,6 @@ def _name_node(dotted: str) -> cst.Attribute | cst.Name:
     return node
 
 
-def _cst_dotted(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_cst_dotted(node.value)}.{node.attr.value}"
-    raise TypeError(f"not a dotted name: {type(node).__name__}")
-
-
 def _apply(text: str, module: str, is_package: bool, rewrite: ImportRewrite) -> str:
     tree = cst.parse_module(text)
     renamer = _ImportRenamer(module, is_package, rewrite)
@@ -328,7 +321,7 @@ class _PlainImportFinder(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            name = _cst_dotted(alias.name)
+            name = get_full_name_for_node_or_raise(alias.name)
             if alias.asname is None and self.rewrite.rename(name) != name and not _binds_by_from(name, self.rewrite):
                 self.found = True
 
@@ -368,8 +361,9 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
             alias
             for alias in node.names
             if alias.asname is None
-            and rewrite.rename(_cst_dotted(alias.name)) != _cst_dotted(alias.name)
-            and not _binds_by_from(_cst_dotted(alias.name), rewrite)
+            and rewrite.rename(get_full_name_for_node_or_raise(alias.name))
+            != get_full_name_for_node_or_raise(alias.name)
+            and not _binds_by_from(get_full_name_for_node_or_raise(alias.name), rewrite)
         ]
         if not moved:
             continue
@@ -423,7 +417,7 @@ def _replace_use(
         chain.append(parent)
         node = parent
     for top in reversed(chain):
-        dotted = _cst_dotted(top)
+        dotted = get_full_name_for_node_or_raise(top)
         new = rewrite.rename(dotted)
         if new != dotted:
             replace[top] = _name_node(new)
@@ -450,7 +444,7 @@ class _ImportRenamer(cst.CSTTransformer):
         imports: list[cst.ImportAlias] = []
         binds: list[str] = []  # heads bound by `from X import head`, see `_binds_by_from`
         for alias in updated_node.names:
-            name = _cst_dotted(alias.name)
+            name = get_full_name_for_node_or_raise(alias.name)
             new = self.rewrite.rename(name)
             if alias.asname is None and _binds_by_from(name, self.rewrite):
                 head = name.split(".", 1)[0]
@@ -485,7 +479,7 @@ class _ImportRenamer(cst.CSTTransformer):
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
         level = len(updated_node.relative)
-        name = _cst_dotted(updated_node.module) if updated_node.module is not None else None
+        name = get_full_name_for_node_or_raise(updated_node.module) if updated_node.module is not None else None
         if level:
             target = _resolve_relative(self.module, self.is_package, level, name)
         elif name is not None:
@@ -522,7 +516,7 @@ class _ImportRenamer(cst.CSTTransformer):
         out: list[cst.ImportAlias] = []
         touched = False
         for alias in node.names:
-            leaf = _cst_dotted(alias.name)
+            leaf = get_full_name_for_node_or_raise(alias.name)
             full_new = self.rewrite.rename(f"{target}.{leaf}")
             parent, _, new_leaf = full_new.rpartition(".")
             if parent == new_target and new_leaf != leaf:

@@ -37,11 +37,12 @@ from .elements import (
     ordered_clash,
     region_sentinel,
 )
+from .facts import MODULE
+from .insertions import insertion_dependency
 from .lines import merge_lines
 from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
 from .result import Change, Hand, Side, other
-from .semantic import insertion_dependency
 from .tree import Texts, block_body, body_keys, branch_key, describe, imported_names, nested_bodies
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
@@ -63,7 +64,7 @@ class Scope:
 
     @property
     def path(self) -> str:
-        return ".".join(self.names) or "<module>"
+        return ".".join(self.names) or MODULE
 
     def enter(self, node: cst.CSTNode) -> Scope:
         if isinstance(node, cst.FunctionDef):

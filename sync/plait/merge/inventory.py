@@ -18,14 +18,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from .conflicts import Conflict
+from .facts import (
+    DEFINITIONS,
+    MODULE,
+    Call,
+    first_line,
+    from_module,
+    import_bindings,
+    last_line,
+    nested_bodies,
+    qualname,
+)
 from .order import lis_members
 from .result import Change, Side
-from .semantic import Call
 from .spelling import has_one_spelling
 
-MODULE = "<module>"
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_IMPORTS_AND_DEFS = (*_DEFS, ast.Import, ast.ImportFrom)
+_IMPORTS_AND_DEFS = (*DEFINITIONS, ast.Import, ast.ImportFrom)
 
 
 @dataclass(frozen=True, order=True)
@@ -142,16 +150,10 @@ def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
         body, path, binds_all = stack.pop()
         for stmt in body:
             _bind(stmt, path, binds_all, inv)
-            if isinstance(stmt, _DEFS):
-                inner = stmt.name if path == MODULE else f"{path}.{stmt.name}"
-                stack.append((stmt.body, inner, isinstance(stmt, ast.ClassDef)))
+            if isinstance(stmt, DEFINITIONS):
+                stack.append((stmt.body, qualname(path, stmt.name), isinstance(stmt, ast.ClassDef)))
             else:
-                for name in ("body", "orelse", "finalbody"):
-                    block = getattr(stmt, name, None)
-                    if block:
-                        stack.append((block, path, binds_all))
-                for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
-                    stack.append((part.body, path, binds_all))
+                stack.extend((block, path, binds_all) for block in nested_bodies(stmt))
     for stmt in tree.body:
         if isinstance(stmt, ast.ClassDef):
             inv.units += [(_unit_text(member, inv), member, stmt.name) for member in stmt.body]
@@ -160,8 +162,7 @@ def _collect_statements(tree: ast.Module, inv: Inventory) -> None:
 
 
 def _unit_text(stmt: ast.stmt, inv: Inventory) -> str:
-    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
-    return "\n".join(inv.source_lines[first - 1 : stmt.end_lineno or stmt.lineno])
+    return "\n".join(inv.source_lines[first_line(stmt) - 1 : last_line(stmt)])
 
 
 @dataclass
@@ -229,29 +230,24 @@ def _statements_of(unit: ast.stmt, path: str) -> Iterator[_Counted]:
     while stack:
         body, where = stack.pop()
         for stmt in body:
-            if isinstance(stmt, _DEFS):
-                stack.append((stmt.body, stmt.name if where == MODULE else f"{where}.{stmt.name}"))
+            if isinstance(stmt, DEFINITIONS):
+                stack.append((stmt.body, qualname(where, stmt.name)))
                 continue
             fields = _COMPOUND_HEADERS.get(type(stmt))
             if fields is None:
                 key = _dump(stmt)
             else:
                 key = _header_key(stmt, fields)
-                for name in ("body", "orelse", "finalbody"):
-                    block = getattr(stmt, name, None)
-                    if block:
-                        stack.append((block, where))
                 for handler in getattr(stmt, "handlers", ()):
                     caught = _dump(handler.type) if handler.type else ""
                     at = handler.lineno - origin
                     yield f"except({caught};{handler.name})", where, at, at, "except"
-                    stack.append((handler.body, where))
                 for case in getattr(stmt, "cases", ()):
                     guard = _dump(case.guard) if case.guard else ""
                     at = case.pattern.lineno - origin
                     yield f"case({_dump(case.pattern)};{guard})", where, at, at, "case"
-                    stack.append((case.body, where))
-            last = stmt.lineno if fields is not None else (stmt.end_lineno or stmt.lineno)
+                stack.extend((block, where) for block in nested_bodies(stmt))
+            last = stmt.lineno if fields is not None else last_line(stmt)
             yield key, where, stmt.lineno - origin, last - origin, _anchor(stmt)
 
 
@@ -279,12 +275,10 @@ _COMMUTATIVE_ANCHORS = frozenset(
 
 def _bind(stmt: ast.stmt, path: str, binds_all: bool, inv: Inventory) -> None:
     names: list[str] = []
-    if isinstance(stmt, _DEFS):
+    if isinstance(stmt, DEFINITIONS):
         names.append(stmt.name)
-    elif isinstance(stmt, ast.Import):
-        names += [a.asname or a.name.partition(".")[0] for a in stmt.names]
-    elif isinstance(stmt, ast.ImportFrom):
-        names += [a.asname or a.name for a in stmt.names if a.name != "*"]
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        names += [name for name, _alias in import_bindings(stmt)]
     elif binds_all and isinstance(stmt, ast.Assign):
         for target in stmt.targets:
             names += _target_names(target)
@@ -348,14 +342,12 @@ class _Collector(ast.NodeVisitor):
         Slicing lines is far cheaper than `ast.dump` on big modules; the price
         is that a comment-only edit counts as a change, which it is.
         """
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
         skip: set[int] = set()
         for stmt in node.body:
-            if isinstance(stmt, _DEFS):
-                start = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)]) - 1
-                skip.update(range(start, stmt.end_lineno or stmt.lineno))
-        end = node.end_lineno or node.lineno
-        return b"".join(self.lines[i] for i in range(first, end) if i not in skip).decode("utf-8")
+            if isinstance(stmt, DEFINITIONS):
+                skip.update(range(first_line(stmt) - 1, last_line(stmt)))
+        lines = range(first_line(node) - 1, last_line(node))
+        return b"".join(self.lines[i] for i in lines if i not in skip).decode("utf-8")
 
     def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None, line: int = 0) -> None:
         self.inv.items.add(
@@ -374,7 +366,7 @@ class _Collector(ast.NodeVisitor):
 
     def collect(self, tree: ast.Module) -> None:
         # Imports are reported name by name, so they stay out of this fingerprint.
-        own = [s for s in tree.body if not isinstance(s, (*_DEFS, ast.Import, ast.ImportFrom))]
+        own = [s for s in tree.body if not isinstance(s, _IMPORTS_AND_DEFS)]
         if own:
             item = Item("statements", MODULE, "module-level statements", "module-level statements")
             self.inv.items.add(item)
@@ -440,14 +432,14 @@ class _Collector(ast.NodeVisitor):
             self.inv.bound.add((self.path, node.id))
 
     def visit_Import(self, node: ast.Import) -> None:
-        for a in node.names:
-            self.inv.bound.add((self.path, a.asname or a.name.partition(".")[0]))
+        for name, a in import_bindings(node):
+            self.inv.bound.add((self.path, name))
             self.add("import", f"import {a.name}" + (f" as {a.asname}" if a.asname else ""), line=node.lineno)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        mod = "." * node.level + (node.module or "")
-        for a in node.names:
-            self.inv.bound.add((self.path, a.asname or a.name))
+        mod = from_module(node)
+        for name, a in import_bindings(node):
+            self.inv.bound.add((self.path, name))
             imported = a.name + (f" as {a.asname}" if a.asname else "")
             detail = f"from {mod} import {imported}"
             self.add("import", detail, line=node.lineno)
@@ -933,10 +925,9 @@ def _duplicate_bindings(ours: Inventory, theirs: Inventory, result: Inventory) -
             lines_bound = sorted(result.binding_lines[(scope, name)])
             lines = ", ".join(str(x) for x in lines_bound)
             where = "at module level" if scope == MODULE else f"in {scope}"
-            qualname = name if scope == MODULE else f"{scope}.{name}"
             reason = f"{name} is bound {n} times {where} (lines {lines}), more than on either side"
             # The line is the last binding's: the one that silently wins.
-            out.append(Conflict(qualname, "add/add", reason, lines_bound[-1]))
+            out.append(Conflict(qualname(scope, name), "add/add", reason, lines_bound[-1]))
     return out
 
 

@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from typing import Any, TypeVar
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from .tree import (
     Texts,
@@ -25,7 +26,6 @@ from .tree import (
     branch_key,
     case_key,
     child_bodies,
-    dotted,
     handler_key,
     if_chain,
     imported_names,
@@ -219,7 +219,8 @@ def element_policy(
     if isinstance(parent, cst.ClassDef) and field == "keywords":
         return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
     if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
-        return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
+        # A decorator is its callee: `@cache` and `@cache(maxsize=8)` are one decorator.
+        return (lambda d: get_full_name_for_node(d.decorator) or t.of(d.decorator)), False
     if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
         return (lambda p: p.name.value), False
     if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":

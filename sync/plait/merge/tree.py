@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.helpers import get_full_name_for_node_or_raise as full_name
 
 from . import printer
 from .spelling import has_one_spelling
@@ -214,16 +216,6 @@ def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | 
         return None
 
 
-def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
-    if node is None:
-        return ""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{dotted(node.value)}.{node.attr.value}"
-    return printer.code(node)
-
-
 def imported_names(stmt: cst.CSTNode) -> frozenset[tuple[str, str]] | None:
     """The (name, alias) pairs a lone `from ... import` statement imports, or None for any other statement."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
@@ -232,7 +224,7 @@ def imported_names(stmt: cst.CSTNode) -> frozenset[tuple[str, str]] | None:
     if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
         return None
     return frozenset(
-        (dotted(a.name), dotted(a.asname.name) if isinstance(a.asname, cst.AsName) else "") for a in small.names
+        (full_name(a.name), full_name(a.asname.name) if isinstance(a.asname, cst.AsName) else "") for a in small.names
     )
 
 
@@ -252,10 +244,10 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         small = stmt.body[0]
         if isinstance(small, cst.ImportFrom):
-            mod = "." * len(small.relative) + (dotted(small.module) if small.module else "")
+            mod = "." * len(small.relative) + (full_name(small.module) if small.module else "")
             return ("from", mod)
         if isinstance(small, cst.Import):
-            return ("import", dotted(small.names[0].name))
+            return ("import", full_name(small.names[0].name))
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             return ("assign", texts.key(small.targets[0].target))
         if isinstance(small, cst.AnnAssign):
@@ -424,7 +416,7 @@ def describe(node: Any, texts: Texts) -> str | None:
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             return "the import"
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return f"the call to {dotted(small.value.func)}"
+            return f"the call to {get_full_name_for_node(small.value.func) or texts.of(small.value.func)}"
         return f"the {type(small).__name__.lower()} statement"
     if isinstance(node, cst.BaseExpression):
         text = " ".join(texts.of(node).split())
