@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import libcst as cst
 
@@ -32,15 +31,15 @@ from .result import Hand
 from .tree import Texts
 
 
-def bare(node: Any, texts: Texts) -> str:
+def bare(node: cst.CSTNode, texts: Texts) -> str:
     """An element's text without its trailing comma: becoming last is not an edit."""
     return texts.bare(node)
 
 
 def ordered_clash(
-    bl: Sequence[Any],
-    ol: Sequence[Any],
-    tl: Sequence[Any],
+    bl: Sequence[cst.CSTNode],
+    ol: Sequence[cst.CSTNode],
+    tl: Sequence[cst.CSTNode],
     po: dict[int, int],
     pt: dict[int, int],
     key: ElementKey,
@@ -54,7 +53,7 @@ def ordered_clash(
     Keyed elements (keyword arguments) commute and are left out.
     """
 
-    def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
+    def shape(xl: Sequence[cst.CSTNode], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
         deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
         inserted: dict[int, list[str]] = {}
         gap = 0
@@ -76,7 +75,7 @@ def ordered_clash(
     return ""
 
 
-def _sort_text(element: Any, texts: Texts) -> str:
+def _sort_text(element: cst.CSTNode, texts: Texts) -> str:
     if isinstance(element, cst.ImportAlias):
         return texts.of(element.name)
     value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
@@ -86,44 +85,58 @@ def _sort_text(element: Any, texts: Texts) -> str:
     return texts.of(value)
 
 
-def _is_sorted(keys: list[Any]) -> bool:
+def _is_sorted(keys: Sequence[tuple[int, str, str]]) -> bool:
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _by_type(name: str) -> tuple[int, str]:
+# Each order is a sort key of one shape, (rank, name, tie-break), so that
+# keys of one order always compare.
+
+
+def _by_type(name: str) -> tuple[int, str, str]:
     # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
     if name.isupper() and len(name) > 1:
-        return (0, name)
-    return (1, name) if name[:1].isupper() else (2, name)
+        return (0, name, "")
+    return (1, name, "") if name[:1].isupper() else (2, name, "")
 
 
-def _plain(name: str) -> str:
-    return name
+def _plain(name: str) -> tuple[int, str, str]:
+    return (0, name, "")
 
 
-def _folded(name: str) -> tuple[str, str]:
-    return (name.lower(), name)
+def _folded(name: str) -> tuple[int, str, str]:
+    return (0, name.lower(), name)
 
 
 # Tried in this order; the first that every version satisfies is the convention.
-_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (_by_type, _plain, _folded)
+_SORT_ORDERS: tuple[Callable[[str], tuple[int, str, str]], ...] = (_by_type, _plain, _folded)
 
 
-def keep_sorted(merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], texts: Texts) -> list[Any]:
+# One collection as base, ours and theirs have it.
+Versions = tuple[Sequence[cst.CSTNode], Sequence[cst.CSTNode], Sequence[cst.CSTNode]]
+
+
+def keep_sorted(merged: list[cst.CSTNode], versions: Versions, texts: Texts) -> list[cst.CSTNode]:
     """A commutative collection sorted in base and on both sides stays sorted.
 
     That is the convention isort and ruff enforce on imported names; the
     default, ours then theirs, would break it on every merge.
     """
-    if max(len(bl), len(ol), len(tl)) < 2:
+    if max(len(seq) for seq in versions) < 2:
         return merged
     for order in _SORT_ORDERS:
-        if all(_is_sorted([order(_sort_text(e, texts)) for e in seq]) for seq in (bl, ol, tl)):
+        if all(_is_sorted([order(_sort_text(e, texts)) for e in seq]) for seq in versions):
             return sorted(merged, key=lambda e: order(_sort_text(e, texts)))
     return merged
 
 
-def _comma_style(comma: Any, texts: Texts) -> Hashable:
+def _comma(element: cst.CSTNode) -> cst.Comma | None:
+    """The comma after an element, if it has one written."""
+    comma = getattr(element, "comma", None)
+    return comma if isinstance(comma, cst.Comma) else None
+
+
+def _comma_style(comma: object, texts: Texts) -> Hashable:
     if not isinstance(comma, cst.Comma):
         return "none"
     after = comma.whitespace_after
@@ -132,9 +145,7 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
     return ("space", texts.of(after))
 
 
-def fix_separators(
-    merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], texts: Texts, layout_side: Hand
-) -> list[Any]:
+def fix_separators(merged: list[cst.CSTNode], versions: Versions, texts: Texts, layout_side: Hand) -> list[cst.CSTNode]:
     """Give every element a separator in the layout side's style (ours, unless too wide).
 
     That layout wins whole, brackets included (see `Merger.merge_fields`):
@@ -145,16 +156,17 @@ def fix_separators(
     elements keep their separators: a call wrapped by hand after its third
     argument stays wrapped there.
     """
+    bl, ol, tl = versions
     layout = (tl or ol or bl) if layout_side == "theirs" else (ol or tl or bl)
     if not layout:
         return merged
-    sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
+    sep: cst.Comma | cst.MaybeSentinel | None = next((c for c in map(_comma, layout[:-1]) if c is not None), None)
     if sep is None:
         sep = next(
-            (e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)),
+            (c for seq in (ol, tl, bl) for c in map(_comma, seq[:-1]) if c is not None),
             cst.MaybeSentinel.DEFAULT,
         )
-    last = layout[-1].comma
+    last = getattr(layout[-1], "comma", cst.MaybeSentinel.DEFAULT)
     sep_style, last_style = _comma_style(sep, texts), _comma_style(last, texts)
     # The layout side's elements, and elements the merge built (from the
     # layout side's node, so with its separator): these keep theirs.
@@ -162,10 +174,10 @@ def fix_separators(
     own = {id(e) for e in layout} | {id(e) for e in merged if id(e) not in originals}
     out = []
     for i, e in enumerate(merged):
-        style = _comma_style(e.comma, texts)
+        style = _comma_style(getattr(e, "comma", None), texts)
         if i == len(merged) - 1:
             want, want_style = last, last_style
-        elif id(e) in own and isinstance(e.comma, cst.Comma) and style != last_style:
+        elif id(e) in own and _comma(e) is not None and style != last_style:
             out.append(e)  # a separator of the layout's own, where its author put it
             continue
         else:
@@ -180,19 +192,19 @@ def fix_separators(
 class Region:
     """Elements in conflict inside one collection: each side's run and base's, with why."""
 
-    ours: list[Any]
-    base: list[Any]
-    theirs: list[Any]
+    ours: list[cst.CSTNode]
+    base: list[cst.CSTNode]
+    theirs: list[cst.CSTNode]
     conflict: MergeConflict
     number: int = field(default=-1)
 
     @property
-    def template(self) -> Any:
+    def template(self) -> cst.CSTNode:
         """An element of the collection, to build the sentinel that stands in for the region."""
         return next(x for version in (self.ours, self.base, self.theirs) for x in version)
 
 
-def bracketed(parent: cst.CSTNode, name: str, versions: Sequence[Sequence[Any]]) -> bool:
+def bracketed(parent: cst.CSTNode, name: str, versions: Sequence[Sequence[cst.CSTNode]]) -> bool:
     """Whether a conflict in this collection can be marked inside its brackets.
 
     Markers take lines of their own, so the collection must allow line
@@ -216,7 +228,7 @@ def bracketed(parent: cst.CSTNode, name: str, versions: Sequence[Sequence[Any]])
     return False
 
 
-def region_sentinel(template: Any, name: str, before: Sequence[Any]) -> cst.CSTNode:
+def region_sentinel(template: cst.CSTNode, name: str, before: Sequence[object]) -> cst.CSTNode:
     """An element of *template*'s kind that is only the sentinel *name*, valid Python where it stands.
 
     Among arguments it is `**name` once a keyword argument precedes it
@@ -233,7 +245,7 @@ def region_sentinel(template: Any, name: str, before: Sequence[Any]) -> cst.CSTN
     return cst.Element(value=sentinel)
 
 
-def holding(parent: Any, name: str, elements: list[Any]) -> cst.CSTNode:
+def holding(parent: cst.CSTNode, name: str, elements: Sequence[cst.CSTNode]) -> cst.CSTNode:
     """*parent* holding *elements* in field *name*, cut to what parses alone (a class to its header)."""
     node: cst.CSTNode = parent.with_changes(**{name: elements})
     if isinstance(node, cst.ClassDef):
@@ -242,11 +254,15 @@ def holding(parent: Any, name: str, elements: list[Any]) -> cst.CSTNode:
 
 
 # (whether it is one element both sides kept, base's run, ours', theirs')
-Chunk = tuple[bool, list[Any], list[Any], list[Any]]
+Chunk = tuple[bool, list[cst.CSTNode], list[cst.CSTNode], list[cst.CSTNode]]
 
 
 def ordered_chunks(
-    bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], po: dict[int, int], pt: dict[int, int]
+    bl: Sequence[cst.CSTNode],
+    ol: Sequence[cst.CSTNode],
+    tl: Sequence[cst.CSTNode],
+    po: dict[int, int],
+    pt: dict[int, int],
 ) -> list[Chunk] | None:
     """An ordered sequence cut as diff3 cuts lines: elements both sides kept, and the runs between them.
 

@@ -16,6 +16,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from .conflicts import Conflict
 from .facts import (
@@ -36,6 +37,25 @@ from .spelling import has_one_spelling
 _IMPORTS_AND_DEFS = (*DEFINITIONS, ast.Import, ast.ImportFrom)
 
 
+# What an element of a module is: a definition, a part of one's header, an
+# import, a clause or branch, an argument, an entry of a collection, a class
+# or module attribute, or the module's own statements as one fingerprint.
+ItemKind = Literal[
+    "def",
+    "class",
+    "param",
+    "decorator",
+    "base",
+    "import",
+    "except",
+    "branch",
+    "kwarg",
+    "entry",
+    "attribute",
+    "statements",
+]
+
+
 @dataclass(frozen=True, order=True)
 class Item:
     """One element of a module: what it is, where, and which one.
@@ -45,7 +65,7 @@ class Item:
     spelling, which reads better in reports.
     """
 
-    kind: str  # def, class, param, decorator, base, import, except, branch, kwarg, entry, statements
+    kind: ItemKind
     path: str  # qualname of the def itself (def/class) or of the enclosing def
     key: str
     detail: str = field(default="", compare=False)  # human name of the element, empty for def/class
@@ -72,7 +92,7 @@ class Inventory:
         # anywhere): a merge must not bind a name twice where no side did.
         self.bindings: Counter[tuple[str, str]] = Counter()
         self.binding_lines: dict[tuple[str, str], list[int]] = {}
-        self._by_key: dict[tuple[str, str], set[str]] | None = None
+        self._by_key: dict[tuple[ItemKind, str], set[str]] | None = None
         self.source_lines: list[str] = []
         # How deep the module's syntax tree nests.
         self.depth = 0
@@ -89,7 +109,7 @@ class Inventory:
         self.tree: ast.Module | None = None
         self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = {}
 
-    def paths_for(self, kind: str, key: str) -> set[str]:
+    def paths_for(self, kind: ItemKind, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
         if self._by_key is None:
             self._by_key = {}
@@ -349,7 +369,7 @@ class _Collector(ast.NodeVisitor):
         lines = range(first_line(node) - 1, last_line(node))
         return b"".join(self.lines[i] for i in lines if i not in skip).decode("utf-8")
 
-    def add(self, kind: str, detail: str, path: str | None = None, key: str | None = None, line: int = 0) -> None:
+    def add(self, kind: ItemKind, detail: str, path: str | None = None, key: str | None = None, line: int = 0) -> None:
         self.inv.items.add(
             Item(kind, self.path if path is None else path, detail if key is None else key, detail, line)
         )
@@ -376,7 +396,7 @@ class _Collector(ast.NodeVisitor):
     # -- definitions ---------------------------------------------------------------
     def _visit_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         qual = ".".join([*self.scope, node.name])
-        kind = "class" if isinstance(node, ast.ClassDef) else "def"
+        kind: ItemKind = "class" if isinstance(node, ast.ClassDef) else "def"
         item = Item(kind, qual, "")
         self.inv.items.add(item)
         self.inv.def_order.append(qual)

@@ -27,6 +27,7 @@ from .facts import (
     last_line,
     nested_bodies,
 )
+from .result import Hand
 
 
 def undefined_names(tree: ast.Module) -> dict[str, list[int]]:
@@ -93,7 +94,7 @@ class Use:
     path: str
     first: int  # 1-based first and last line of the statement to mark
     last: int
-    side: str  # whose new code it is: "ours" or "theirs"
+    side: Hand  # whose new code it is
 
 
 class SemanticCheck:
@@ -193,7 +194,7 @@ class SemanticCheck:
                 ),
                 None,
             )
-            caller = "ours" if changer != "ours" else "theirs"
+            caller: Hand = "ours" if changer != "ours" else "theirs"
             what = merged[call.qualname].describe() if call.qualname in merged else "its signature"
             where = "at module level" if path == MODULE else f"in `{path}`"
             if changer is not None:
@@ -224,13 +225,13 @@ class SemanticCheck:
                     continue
                 seen.add((first, last))
                 where = "at module level" if path == MODULE else f"in `{path}`"
-                user = "ours" if remover != "ours" else "theirs"
+                user: Hand = "ours" if remover != "ours" else "theirs"
                 if remover is not None:
                     reason = f"{remover} removed `{name}` ({base_binds[name].what}); {user}' code {where} uses it"
                 else:
                     reason = f"the merged code {where} uses `{name}`, which neither side leaves defined there"
                 conflicts.append(Conflict(path, "semantic", reason, first))
-                uses.append(Use(name, path, first, last, "ours" if remover != "ours" else "theirs"))
+                uses.append(Use(name, path, first, last, user))
         return conflicts, uses
 
 

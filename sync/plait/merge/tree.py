@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -52,7 +51,7 @@ _INDENTED_TYPES: frozenset[type[cst.CSTNode]] = frozenset(
 
 
 def capture_texts(
-    module: cst.Module, memo: dict[int, tuple[Any, str]], places: dict[int, printer.Place] | None = None
+    module: cst.Module, memo: dict[int, tuple[cst.CSTNode, str]], places: dict[int, printer.Place] | None = None
 ) -> None:
     """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text))."""
     printer.capture(module, _INDENTED_TYPES, memo, {} if places is None else places)
@@ -73,9 +72,9 @@ class Texts:
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, str]] = {}
-        self._words: dict[int, tuple[Any, Counter[str]]] = {}
-        self._syntax: dict[int, tuple[Any, str | None]] = {}
+        self._memo: dict[int, tuple[cst.CSTNode, str]] = {}
+        self._words: dict[int, tuple[cst.CSTNode, Counter[str]]] = {}
+        self._syntax: dict[int, tuple[cst.CSTNode, str | None]] = {}
         # Where each captured statement was printed: when its text may stand in another module.
         self._places: dict[int, printer.Place] = {}
 
@@ -122,7 +121,7 @@ class Texts:
     def bare(self, node: cst.CSTNode) -> str:
         """An element's text without its trailing comma: becoming last is not an edit.
 
-        Any other node is its text.
+        Another node is its text.
         """
         comma = getattr(node, "comma", None)
         if isinstance(comma, cst.Comma):
@@ -377,7 +376,7 @@ def child_bodies(
                 yield ("case", case_key(case, texts)), body
 
 
-def describe(node: Any, texts: Texts) -> str | None:
+def describe(node: cst.CSTNode, texts: Texts) -> str | None:
     """Name a node the way a maintainer would, for conflict reasons."""
     if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
         return "the except clause"
