@@ -972,10 +972,11 @@ def _container_removed(path: str, result: Inventory) -> bool:
     return path != MODULE and not _defined(path, result)
 
 
-def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list[str]:
+def hidden_delete_modify(base: Inventory, ours: Inventory, theirs: Inventory) -> list[str]:
     """Definitions deleted by one side and changed by the other, or added twice differently.
 
-    A clean line merge can hide either, so the fast path is refused for them.
+    The law of that name: a clean line merge can hide either, so the fast
+    path is refused for them.
     """
     bad: list[str] = []
 
@@ -992,3 +993,8 @@ def law5_violations(base: Inventory, ours: Inventory, theirs: Inventory) -> list
         if item not in b and o[item] != t[item]:
             bad.append(item.path)
     return bad
+
+
+# The engine's name for it until engine.py, which the budget work is
+# rewriting, imports `hidden_delete_modify`.
+law5_violations = hidden_delete_modify
