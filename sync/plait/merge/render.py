@@ -1,10 +1,15 @@
-"""Stage 4, render: code out, conflict markers in, and the re-parse check.
+"""Stage 4, render: code out, conflict markers in.
 
 libcst prints the merged tree; every region that came from an input node
 prints byte for byte as it was.  A conflict was left in the tree as sentinel
 statements around the three versions, so each version is printed at its real
 indentation (multi-line strings included) and only the sentinel lines become
-markers, at column 0 as git writes them.
+markers, at column 0 as git writes them.  A conflict over some elements of a
+collection was left as one sentinel element with its three sections printed
+beside it; here it becomes markers on lines of their own inside the brackets.
+
+Whether the result re-parses is checked after this stage, by `engine`, with
+the audits: a result that does not is never called clean.
 """
 
 from __future__ import annotations

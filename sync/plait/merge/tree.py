@@ -1,10 +1,12 @@
-"""Stage 1, parse: libcst modules seen as keyed trees.
+"""Stage 1, tree: the parsed libcst modules seen as keyed trees.
 
-libcst round-trips source byte for byte, so every region neither side changed
-can be emitted by reusing its original node.  This module gives the rest of
-the pipeline what it needs to compare nodes cheaply: memoised source text,
-identity keys (names, import modules, assignment targets, branch tests), word
-bags for similarity, and the statement bodies nested in a compound statement.
+The modules are parsed by `structured` (which knows the budget and which
+input failed); this stage reads them.  libcst round-trips source byte for
+byte, so every region neither side changed can be emitted by reusing its
+original node.  This module gives the rest of the pipeline what it needs to
+compare nodes cheaply: memoised source text, identity keys (names, import
+modules, assignment targets, branch tests), word bags for similarity, and the
+statement bodies nested in a compound statement.
 """
 
 from __future__ import annotations
