@@ -43,6 +43,7 @@ from .insertions import insertion_dependency
 from .lines import merge_lines
 from .match import Deadline, ElementKey, N, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
+from .render import taking_elements
 from .result import Change, Hand, Side, other
 from .tree import Texts, block_body, body_keys, branch_key, describe, imported_names, nested_bodies
 
@@ -443,12 +444,23 @@ class Merger:
     def _validate(self, node: cst.CSTNode, base: cst.CSTNode) -> None:
         """A merged statement must still be Python; libcst will happily print one that is not."""
         shape = node if isinstance(node, cst.SimpleStatementLine) else _rewritten(node, _Skeleton())
+        text = self.texts.fresh(shape)
         try:
-            ast.parse(self.texts.fresh(shape))
-        except SyntaxError:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
             raise MergeConflict("invalid-result", describe(base, self.texts)) from None
-        except (ValueError, RecursionError):
-            raise MergeConflict("invalid-result", describe(base, self.texts)) from None
+        found = self.sentinels.find_elements(text)
+        if found is None:
+            return
+        # Conflicts marked inside brackets: each side's section must read as
+        # code in place (a line break inside an f-string does not); if not,
+        # the statement conflicts whole, for the reason the region had.
+        region = next(p for p in self.pending if p.number == found[2])
+        for part in ("ours", "theirs"):
+            try:
+                ast.parse(taking_elements(text, self.sentinels, self.pending, part))
+            except (SyntaxError, ValueError, RecursionError):
+                raise MergeConflict(region.kind, describe(base, self.texts)) from None
 
     def emit(self, x: Stmt, side: Hand, scope: Scope) -> list[Stmt]:
         """A statement taken from one side, with blocks moved into it merged in place."""

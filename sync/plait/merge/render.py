@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .conflicts import Conflict, Markers, Part, PendingConflict, Sentinels
+from .conflicts import DEFAULT_MARKERS, Conflict, Markers, Part, PendingConflict, Sentinels
 from .tree import Texts
 
 
@@ -62,13 +62,15 @@ def _element_regions(
     newline: str,
     out: list[str],
     first_line: dict[int, int],
+    taking: Part | None = None,
 ) -> None:
     """Markers on lines of their own around elements in conflict, inside the brackets of one line.
 
     `other = [1, <sentinel>]` becomes `other = [1,`, the three sections
     each on lines of their own, and `]`.  Sections and what follows are
     indented like the line, or like the elements where they stand one per
-    line; inside brackets, indentation is free.
+    line; inside brackets, indentation is free.  *taking* lays out one
+    section alone, without markers: what a person gets who takes it.
     """
     indent = line[: len(line) - len(line.lstrip(" \t"))]
     rest = line
@@ -84,16 +86,37 @@ def _element_regions(
         first_line[number] = len(out) + 1
         parts: tuple[Part, Part, Part] = ("ours", "base", "theirs")
         for part, section in zip(parts, p.sections, strict=True):
-            out.append(markers.line(part) + newline)
+            if taking is None:
+                out.append(markers.line(part) + newline)
+            elif part != taking:
+                continue
             body = section.replace("\r\n", "\n").rstrip(" \t\n")
             if body:
                 out.append(indent + body.replace("\n", newline) + newline)
-        out.append(markers.line("end") + newline)
+        if taking is None:
+            out.append(markers.line("end") + newline)
         rest = rest[end:].removeprefix(",").lstrip(" \t")
         if not rest.strip():
             return
         rest = indent + rest
     out.append(rest)
+
+
+def taking_elements(text: str, sentinels: Sentinels, pending: Sequence[PendingConflict], part: Part) -> str:
+    """*text*, a statement printed alone, with each conflict over elements resolved to one section.
+
+    Laid out as `render` lays out the markers, so the merge stage can check
+    that taking a section gives Python where the statement stands (inside
+    an f-string, a line break does not).
+    """
+    by_number = {p.number: p for p in pending if p.sections is not None}
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if sentinels.find_elements(line) is None:
+            out.append(line)
+        else:
+            _element_regions(line, sentinels, by_number, DEFAULT_MARKERS, "\n", out, {}, part)
+    return "".join(out)
 
 
 def header_lines(skeleton: cst.FunctionDef | cst.ClassDef, indent: str, newline: str) -> list[str]:
