@@ -13,8 +13,9 @@ fast line path and the structured path report identically.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -108,6 +109,9 @@ class Inventory:
         # The module and each definition by qualname, to name the statements a change touched.
         self.tree: ast.Module | None = None
         self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = {}
+        # Worked out once per module: a merge reports base against both sides.
+        self.own: dict[str, list[_Own]] = {}
+        self.syntax_by_id: dict[int, str] = {}
 
     def paths_for(self, kind: ItemKind, key: str) -> set[str]:
         """Where an element with this identity stands, wherever it was moved to."""
@@ -639,9 +643,11 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     for it in sorted(removed - moved_sources):
         if it.is_def or not _under_any(it.path, removed_defs):
             out.append(_Reported(Change(label, "removed", it.path, it.detail), it))
+    # The lines elements stand on: a statement holding one is reported as that element.
+    reported = (sorted({i.line for i in added}), sorted({i.line for i in removed}))
     for it in sorted(base.items & side.items):
         if it in base.fingerprints and base.fingerprints[it] != side.fingerprints.get(it):
-            statement = _changed_statement(base, side, it.path, {i.line for i in added}, {i.line for i in removed})
+            statement = _changed_statement(base, side, it.path, reported)
             out.append(_Reported(Change(label, "changed", it.path, it.detail, statement=statement), it))
     out.extend(_Reported(c, None) for c in _reorders(base, side, label))
     for i, r in enumerate(out):
@@ -654,66 +660,126 @@ def _side_changes(base: Inventory, side: Inventory, label: Side) -> tuple[list[_
     return out, folded
 
 
-def _own_statements(inv: Inventory, path: str) -> list[tuple[str, int, int]]:
-    """(syntax, first line, last line) of the statements a definition holds itself, or the module its own.
+# A statement of a definition's own: its text, first and last line, and node.
+_Own = tuple[str, int, int, ast.stmt]
+
+
+def _own_statements(inv: Inventory, path: str) -> list[_Own]:
+    """The statements a definition holds itself, or the module its own, in source order.
 
     Statements in nested definitions belong to those; a compound
-    statement counts by its header, so an edit inside an `if` names the
-    edited line, not the `if`.
+    statement counts by its header line, so an edit inside an `if` names
+    the edited line, not the `if`.
     """
+    known = inv.own.get(path)
+    if known is not None:
+        return known
     if path == MODULE:
         tree = inv.tree
-        units: list[ast.stmt] = [] if tree is None else [s for s in tree.body if not isinstance(s, _IMPORTS_AND_DEFS)]
-        parent = MODULE
+        todo: list[ast.stmt] = [] if tree is None else [s for s in tree.body if not isinstance(s, _IMPORTS_AND_DEFS)]
     else:
         node = inv.nodes.get(path)
-        units = [] if node is None else [node]
-        parent = path.rpartition(".")[0] or MODULE
-    out: list[tuple[str, int, int]] = []
-    for unit in units:
-        for key, where, first, last, _anchor in _statements_of(unit, parent):
-            if where == path:
-                out.append((key, unit.lineno + first, unit.lineno + last))
-    return sorted(out, key=lambda s: s[1])
+        todo = [] if node is None else list(node.body)
+    lines = inv.source_lines
+    out: list[_Own] = []
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, DEFINITIONS):
+            continue
+        bodies = list(nested_bodies(stmt))
+        first = stmt.lineno
+        last = first if bodies else last_line(stmt)
+        out.append(("\n".join(line.strip() for line in lines[first - 1 : last]), first, last, stmt))
+        for body in bodies:
+            todo.extend(body)
+    out.sort(key=lambda s: s[1])
+    inv.own[path] = out
+    return out
 
 
-def _changed_statement(base: Inventory, side: Inventory, path: str, added: set[int], removed: set[int]) -> str:
+def _changed_statement(base: Inventory, side: Inventory, path: str, reported: tuple[list[int], list[int]]) -> str:
     """The first statement *side* changed in the definition at *path* that no other change names.
 
     "ours changed Config.__init__: timeout = max(timeout, 1.0)"; a change
     that only removed statements names the first one removed.  A statement
-    that holds an element the side added or removed (*added*: its lines in
-    the side, *removed*: in base) is already reported as that element, and
+    that holds an element the side added or removed (*reported*: their
+    lines in the side and in base, sorted) is already reported as that element, and
     a change of the header, comments or formatting alone names none.
     """
-    then, now = _own_statements(base, path), _own_statements(side, path)
-    new, source, prefix = _unmatched(now, then), side, ""
+    # By text first, which is cheap (a report runs on every merge); what is
+    # left is compared by syntax, so a re-commented statement is no change.
+    now, then = _syntax_apart(_unmatched(_own_statements(side, path), _own_statements(base, path)), side, base)
+    new, source, prefix = now, side, ""
     if not new:
-        new, source, prefix = _unmatched(then, now), base, "removed "
-    reported = added if source is side else removed
-    new = [(first, last) for first, last in new if not any(first <= line <= last for line in reported)]
-    if not new:
+        new, source, prefix = then, base, "removed "
+    lines = reported[0] if source is side else reported[1]
+    named = [(first, last) for _text, first, last, _node in new if not _holds_any(lines, first, last)]
+    if not named:
         return ""
-    first, last = new[0]
+    first, last = named[0]
     text = source.source_lines[first - 1].strip() if first <= len(source.source_lines) else ""
     if last > first and not text.endswith(":"):
         text += " ..."
     if len(text) > 80:
         text = text[:77] + "..."
-    more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
+    more = f" (and {len(named) - 1} more)" if len(named) > 1 else ""
     return f"{prefix}{text}{more}"
 
 
-def _unmatched(statements: list[tuple[str, int, int]], others: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
-    """The (first, last) lines of *statements* that *others* lack."""
-    left = Counter(key for key, _first, _last in others)
+def _holds_any(lines: list[int], first: int, last: int) -> bool:
+    """Whether any of the sorted *lines* is between *first* and *last*."""
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
+
+
+def _unmatched(now: list[_Own], then: list[_Own]) -> tuple[list[_Own], list[_Own]]:
+    """The statements of *now* whose text *then* lacks, and those of *then* that *now* lacks."""
+    return _lacking(now, then, _text_of, _text_of), _lacking(then, now, _text_of, _text_of)
+
+
+def _syntax_apart(
+    pair: tuple[list[_Own], list[_Own]], side: Inventory, base: Inventory
+) -> tuple[list[_Own], list[_Own]]:
+    """The same, for statements whose text differs: those whose syntax differs too."""
+    now, then = pair
+    if not now or not then:
+        return now, then  # nothing on one side to be a cosmetic variant of
+    now_key, then_key = _syntax_in(side), _syntax_in(base)
+    return _lacking(now, then, now_key, then_key), _lacking(then, now, then_key, now_key)
+
+
+def _syntax_in(inv: Inventory) -> Callable[[_Own], str]:
+    def key(statement: _Own) -> str:
+        stmt = statement[3]
+        known = inv.syntax_by_id.get(id(stmt))
+        if known is None:
+            fields = _COMPOUND_HEADERS.get(type(stmt))
+            known = inv.syntax_by_id[id(stmt)] = _dump(stmt) if fields is None else _header_key(stmt, fields)
+        return known
+
+    return key
+
+
+def _lacking(
+    statements: list[_Own],
+    others: list[_Own],
+    key: Callable[[_Own], str],
+    other_key: Callable[[_Own], str],
+) -> list[_Own]:
+    """The statements whose key (by *key*) the others' keys (by *other_key*) lack, as often as they lack it."""
+    left = Counter(other_key(s) for s in others)
     out = []
-    for key, first, last in statements:
-        if left[key] > 0:
-            left[key] -= 1
+    for s in statements:
+        k = key(s)
+        if left[k] > 0:
+            left[k] -= 1
         else:
-            out.append((first, last))
+            out.append(s)
     return out
+
+
+def _text_of(statement: _Own) -> str:
+    return statement[0]
 
 
 def _under_any(path: str, defs: set[str]) -> bool:
