@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
+from plait.lineage.adopt import adopt
 from plait.lineage.sync import sync
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
@@ -51,6 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="plait-conform-bench-") as folder:
         synced = copy_workspace(bundled, Path(folder))
         sync(synced)
+        adopt(synced, "mnemo")  # the consumer vendored by hand, onboarded first
         vendor(synced)
         runs = {}
         for label, ws in (("as committed", bundled), ("after sync+vendor", synced)):

@@ -156,6 +156,10 @@ def pristine(folder: Path) -> Path:
     copy_workspace(Workspace.load(REPO / "lineages"), root)
     git = ["git", "-C", str(root), "-c", "user.name=crash", "-c", "user.email=crash@plait.invalid"]
     subprocess.run([*git, "init", "-q"], check=True, env=_env())
+    # The consumer vendored by hand is onboarded first, as its maintainers would.
+    adopted = plait(root, ["adopt", "mnemo"])
+    if adopted.returncode != 0:
+        raise SystemExit(f"adopting mnemo failed:\n{adopted.stderr}")
     subprocess.run([*git, "add", "-A"], check=True, env=_env())
     subprocess.run([*git, "commit", "-q", "-m", "the bundled workspace"], check=True, env=_env())
     return root

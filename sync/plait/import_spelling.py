@@ -36,8 +36,9 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node_or_raise
 
-from .transforms import dotted_name, module_name, resolve_relative
+from .transforms import module_name, resolve_relative
 
 __all__ = ["align_import_spelling", "align_tree_spelling", "same_binding"]
 
@@ -117,16 +118,16 @@ def _statement_facts(statement: cst.Import | cst.ImportFrom, module: str, is_pac
     if isinstance(statement, cst.Import):
         facts: list[_Fact] = []
         for alias in statement.names:
-            name = dotted_name(alias.name)
+            name = get_full_name_for_node_or_raise(alias.name)
             if alias.asname is not None:
-                facts.append(("bind", dotted_name(alias.asname.name), name))
+                facts.append(("bind", get_full_name_for_node_or_raise(alias.asname.name), name))
                 continue
             head = name.split(".", 1)[0]
             facts.append(("bind", head, head))
             if name != head:
                 facts.append(("load", name, ""))
         return facts
-    named = dotted_name(statement.module) if statement.module is not None else None
+    named = get_full_name_for_node_or_raise(statement.module) if statement.module is not None else None
     try:
         # `from import x` does not parse, so an absolute import always names its module.
         base = (
@@ -137,7 +138,11 @@ def _statement_facts(statement: cst.Import | cst.ImportFrom, module: str, is_pac
     if isinstance(statement.names, cst.ImportStar):
         return [("star", base, "")]
     return [
-        ("bind", dotted_name(alias.asname.name if alias.asname else alias.name), f"{base}.{dotted_name(alias.name)}")
+        (
+            "bind",
+            get_full_name_for_node_or_raise(alias.asname.name if alias.asname else alias.name),
+            f"{base}.{get_full_name_for_node_or_raise(alias.name)}",
+        )
         for alias in statement.names
     ]
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from .errors import PlaitError, UnparsableSource
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
 from .merge.conflicts import ConflictKind
+from .merge.facts import MODULE
 from .store import Snapshot
 
 if TYPE_CHECKING:
@@ -240,15 +241,16 @@ def specific_changes(changes: list[Change]) -> list[Change]:
     "both changed EmbeddingClient" or "ours changed EmbeddingClient.__init__"
     next to "ours added parameter uds_path in EmbeddingClient.__init__" only
     says where the edits met; a summary with nothing more specific under it
-    stays, so nothing is hidden.
+    stays, so nothing is hidden.  A change that names the statement it
+    changed (``Config.__init__: timeout = max(timeout, 1.0)``) is specific.
     """
 
     def inside(path: str, container: str) -> bool:
-        return container == "<module>" or path == container or path.startswith(container + ".")
+        return container == MODULE or path == container or path.startswith(container + ".")
 
     out: list[Change] = []
     for change in changes:
-        summary = change.kind == "changed" and change.detail in _CONTAINER_DETAILS
+        summary = change.kind == "changed" and change.detail in _CONTAINER_DETAILS and not change.statement
         detailed = any(
             other is not change
             and (change.side == "both" or other.side in (change.side, "both"))
@@ -265,7 +267,7 @@ _SIGNS = {"added": "+", "changed": "~", "removed": "-", "moved": ">"}
 
 
 def _what(change: Change) -> str:
-    return f"{change.detail} in {change.path}" if change.detail else change.path
+    return change.what
 
 
 def _noted(change: Change) -> str:

@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node_or_raise
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 from libcst.metadata.scope_provider import ImportAssignment
 
@@ -34,7 +35,6 @@ __all__ = [
     "Rewritten",
     "TransformProblem",
     "UnrewritableImport",
-    "dotted_name",
     "module_name",
     "resolve_relative",
     "rewrite_imports",
@@ -211,15 +211,6 @@ def resolve_relative(module: str, is_package: bool, level: int, name: str | None
     return ".".join([*base, *(name.split(".") if name else [])])
 
 
-def dotted_name(node: cst.CSTNode) -> str:
-    """The dotted text of a name node: ``a.b.c`` for the attribute chain an import names."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{dotted_name(node.value)}.{node.attr.value}"
-    raise TypeError(f"not a dotted name: {type(node).__name__}")
-
-
 # --------------------------------------------------------------------------
 # implementation
 
@@ -335,7 +326,7 @@ class _PlainImportFinder(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            name = dotted_name(alias.name)
+            name = get_full_name_for_node_or_raise(alias.name)
             if alias.asname is None and self.rewrite.rename(name) != name and not _binds_by_from(name, self.rewrite):
                 self.found = True
 
@@ -375,8 +366,9 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
             alias
             for alias in node.names
             if alias.asname is None
-            and rewrite.rename(dotted_name(alias.name)) != dotted_name(alias.name)
-            and not _binds_by_from(dotted_name(alias.name), rewrite)
+            and rewrite.rename(get_full_name_for_node_or_raise(alias.name))
+            != get_full_name_for_node_or_raise(alias.name)
+            and not _binds_by_from(get_full_name_for_node_or_raise(alias.name), rewrite)
         ]
         if not moved:
             continue
@@ -430,7 +422,7 @@ def _replace_use(
         chain.append(parent)
         node = parent
     for top in reversed(chain):
-        dotted = dotted_name(top)
+        dotted = get_full_name_for_node_or_raise(top)
         new = rewrite.rename(dotted)
         if new != dotted:
             replace[top] = _name_node(new)
@@ -457,7 +449,7 @@ class _ImportRenamer(cst.CSTTransformer):
         imports: list[cst.ImportAlias] = []
         binds: list[str] = []  # heads bound by `from X import head`, see `_binds_by_from`
         for alias in updated_node.names:
-            name = dotted_name(alias.name)
+            name = get_full_name_for_node_or_raise(alias.name)
             new = self.rewrite.rename(name)
             if alias.asname is None and _binds_by_from(name, self.rewrite):
                 head = name.split(".", 1)[0]
@@ -492,7 +484,7 @@ class _ImportRenamer(cst.CSTTransformer):
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
         level = len(updated_node.relative)
-        name = dotted_name(updated_node.module) if updated_node.module is not None else None
+        name = get_full_name_for_node_or_raise(updated_node.module) if updated_node.module is not None else None
         if level:
             target = resolve_relative(self.module, self.is_package, level, name)
         elif name is not None:
@@ -529,7 +521,7 @@ class _ImportRenamer(cst.CSTTransformer):
         out: list[cst.ImportAlias] = []
         touched = False
         for alias in node.names:
-            leaf = dotted_name(alias.name)
+            leaf = get_full_name_for_node_or_raise(alias.name)
             full_new = self.rewrite.rename(f"{target}.{leaf}")
             parent, _, new_leaf = full_new.rpartition(".")
             if parent == new_target and new_leaf != leaf:

@@ -14,6 +14,7 @@ import pytest
 import tomlkit
 
 from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
+from plait.lineage.adopt import adopt
 from plait.lineage.sync import sync
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
@@ -47,7 +48,9 @@ def _add_consumer(ws: Workspace) -> None:
 def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, object, ConformReport]:
     copy = copy_workspace(Workspace.load(REPO / "lineages"), tmp_path_factory.mktemp("conform-synced"))
     report = sync(copy)
-    # The lineages moved, so the consumers that vendor them are re-vendored, as CI does.
+    # The consumer vendored by hand gets its base, and the lineages moved, so the
+    # consumers that vendor them are re-vendored, as CI does.
+    adopt(copy, "mnemo")
     assert vendor(copy).exit_code == 0
     _add_consumer(copy)
     reloaded = Workspace.load(copy.manifest)

@@ -10,6 +10,20 @@ Each case is one folder holding ``Base.py``, ``Ours.py``, ``Theirs.py`` and
         "theirs added EmbeddingClient.embed_with_outcome",
         'ours *"uds"',
     ]
+    laws = ["hidden_delete_modify"]                # the laws (README, Guarantees) the case holds plait to
+
+A known limitation is data too, the way mergiraf keeps ``ExpectedIdeally``
+beside ``Expected`` in its failing cases: ``Expected.py`` and the keys above
+stay what plait does today (so a change of it is seen), ``Ideal.py`` holds
+what it should do, and::
+
+    currently = "the header conflicts whole: parameters are not marked alone"   # why it falls short
+    [ideal]                                        # the ideal result's conflicts
+    clean = false
+    conflict_kinds = ["modify/modify"]
+
+The runner checks both, and fails once the merge gives ``Ideal.py``: the
+limitation is gone, and the case becomes an ordinary one.
 
 An ``expect_changes`` entry is a plain substring, unless it contains ``*``: then
 it is a glob matched anywhere in the description (``ours *"uds"`` means "a
@@ -27,7 +41,28 @@ from pathlib import Path
 
 CASES_DIR = Path(__file__).parent / "cases"
 FILES = ("Base.py", "Ours.py", "Theirs.py", "Expected.py")
-TOML_KEYS = {"clean", "conflict_paths", "conflict_kinds", "expect_changes", "description"}
+IDEAL = "Ideal.py"
+TOML_KEYS = {"clean", "conflict_paths", "conflict_kinds", "expect_changes", "description", "laws", "currently", "ideal"}
+IDEAL_KEYS = {"clean", "conflict_paths", "conflict_kinds"}
+
+# The merge laws by name, in the README's order (its Guarantees list).
+LAWS = (
+    "identity",
+    "untouched_verbatim",
+    "valid_python",
+    "nothing_lost_silently",
+    "hidden_delete_modify",
+    "no_duplicate_bindings",
+    "no_new_undefined_names",
+    "cosmetic_never_beats_real",
+    "independent_changes_merge",
+    "ordered_where_order_means",
+    "same_point_insertions",
+    "layout_kept",
+    "narrowest_markers",
+    "never_worse_than_git",
+    "deterministic",
+)
 
 
 def read_exact(path: Path) -> str:
@@ -48,6 +83,11 @@ class Case:
     conflict_paths: list[str] | None = None
     conflict_kinds: list[str] | None = None
     expect_changes: list[str] = field(default_factory=list)
+    laws: list[str] = field(default_factory=list)
+    # A known limitation: why today's result falls short, and the ideal one.
+    currently: str | None = None
+    ideal: dict = field(default_factory=dict)
+    ideal_text: str | None = None
     meta: dict = field(default_factory=dict)
 
 
@@ -76,6 +116,10 @@ def load_case(name: str) -> Case:
         conflict_paths=meta.get("conflict_paths"),
         conflict_kinds=meta.get("conflict_kinds"),
         expect_changes=list(meta.get("expect_changes", [])),
+        laws=list(meta.get("laws", [])),
+        currently=meta.get("currently"),
+        ideal=dict(meta.get("ideal", {})),
+        ideal_text=read_exact(folder / IDEAL) if (folder / IDEAL).is_file() else None,
         meta=meta,
     )
 

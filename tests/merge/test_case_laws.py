@@ -1,4 +1,4 @@
-"""Identity laws and determinism, checked byte-exact on every corpus case.
+"""The laws `identity` and `deterministic`, checked byte-exact on every corpus case.
 
 merge(B, B, T) == T;  merge(B, O, B) == O;  merge(B, X, X) == X (for X = O and
 X = T); and the same inputs always give the same bytes.

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+from pathlib import Path
 
 import pytest
-from merge_corpus import TOML_KEYS, case_names, change_matches, load_case
+from merge_corpus import IDEAL_KEYS, LAWS, TOML_KEYS, case_names, change_matches, load_case
 
 CASES = case_names()
 MARKERS = ("<<<<<<< ours\n", "||||||| base\n", "=======\n", ">>>>>>> theirs\n")
@@ -47,13 +48,39 @@ def test_case_is_well_formed(name):
     for label, text in (("Base", case.base), ("Ours", case.ours), ("Theirs", case.theirs)):
         ast.parse(text, filename=f"{name}/{label}.py")
     assert case.ours != case.base or case.theirs != case.base, "neither side changes anything"
-    if case.clean:
-        ast.parse(case.expected, filename=f"{name}/Expected.py")
-        assert "<<<<<<<" not in case.expected
-        assert not case.conflict_paths and not case.conflict_kinds
+    _expect_well_formed(name, "Expected.py", case.expected, case.clean, case.conflict_paths, case.conflict_kinds)
+    unknown_laws = set(case.laws) - set(LAWS)
+    assert not unknown_laws, f"laws the README does not name: {sorted(unknown_laws)}"
+    if case.currently is None:
+        assert not case.ideal and case.ideal_text is None, "Ideal.py and [ideal] belong to a known limitation"
+        return
+    # A known limitation: the ideal result is described as carefully as today's.
+    assert case.currently.strip(), "`currently` says why today's result falls short"
+    assert case.ideal_text is not None, "a known limitation keeps its ideal result in Ideal.py"
+    assert case.ideal_text != case.expected, "Ideal.py is what plait does already: drop `currently`"
+    unknown = set(case.ideal) - IDEAL_KEYS
+    assert not unknown, f"unknown [ideal] keys: {sorted(unknown)}"
+    ideal = case.ideal
+    _expect_well_formed(
+        name,
+        "Ideal.py",
+        case.ideal_text,
+        ideal.get("clean", True),
+        ideal.get("conflict_paths"),
+        ideal.get("conflict_kinds"),
+    )
+
+
+def _expect_well_formed(
+    name: str, file: str, text: str, clean: bool, paths: list[str] | None, kinds: list[str] | None
+) -> None:
+    if clean:
+        ast.parse(text, filename=f"{name}/{file}")
+        assert "<<<<<<<" not in text
+        assert not paths and not kinds
     else:
         for marker in MARKERS:
-            assert marker in case.expected, f"conflict case lacks marker {marker!r}"
+            assert marker in text, f"conflict case lacks marker {marker!r} in {file}"
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -77,3 +104,67 @@ def test_case(name, merge3):
         assert any(change_matches(pattern, d) for d in described), (
             f"no change matches {pattern!r}; changes were:\n  " + "\n  ".join(described)
         )
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if load_case(n).currently is not None])
+def test_known_limit_still_holds(name, merge3):
+    """A known limitation stays one until the merge gives the ideal result; then the case is promoted.
+
+    `test_case` holds today's result to Expected.py; this fails as soon as
+    the engine does better, so Ideal.py never goes stale unnoticed.
+    """
+    case = load_case(name)
+    result = merge3(case.base, case.ours, case.theirs)
+    assert result.text != case.ideal_text, (
+        f"{name} now merges as Ideal.py: make Ideal.py its Expected.py and drop `currently` and [ideal]"
+    )
+
+
+def test_every_law_is_held_to_by_a_case_or_a_test():
+    """Each law the README names is exercised under that name: by a case's `laws`, or a test called after it."""
+    named_in_cases = {law for n in CASES for law in load_case(n).laws}
+    tests = {
+        node.name
+        for path in Path(__file__).parent.glob("test_*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    }
+    unheld = [law for law in LAWS if law not in named_in_cases and not any(law in t for t in tests)]
+    assert not unheld, f"laws nothing holds plait to by name: {unheld}"
+
+
+def test_the_readme_names_the_laws_in_order():
+    """The README's Guarantees list and the corpus agree on the laws' names and order."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    guarantees = readme.partition("**Guarantees.**")[2].partition("**How it works.**")[0]
+    listed = []
+    for line in guarantees.splitlines():
+        number, dot, rest = line.partition(". `")
+        if dot and number.isdigit():
+            listed.append(rest.partition("`")[0])
+    assert tuple(listed) == LAWS
+
+
+def _resolve(text: str, section: str) -> str:
+    """*text* with every conflict resolved to one section, as a merge tool's "take ours" does."""
+    out: list[str] = []
+    part = None
+    for line in text.splitlines(keepends=True):
+        if line in MARKERS:
+            part = {MARKERS[0]: "ours", MARKERS[1]: "base", MARKERS[2]: "theirs", MARKERS[3]: None}[line]
+            continue
+        if part is None or part == section:
+            out.append(line)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if not load_case(n).clean])
+@pytest.mark.parametrize("section", ["ours", "base", "theirs"])
+def test_each_section_reads_as_code(name, section):
+    """Markers stand on lines of their own, so taking any one section of every conflict gives Python.
+
+    That holds for a conflict marked inside brackets too: the sections are
+    the elements as each side has them, separators included.
+    """
+    case = load_case(name)
+    ast.parse(_resolve(case.expected, section), filename=f"{name}/Expected.py, {section} taken")

@@ -91,7 +91,7 @@ def resolve(text: str, side: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Law 1: identity, byte-exact
+# identity: byte-exact
 # ---------------------------------------------------------------------------
 
 
@@ -104,7 +104,7 @@ def with_newline(text: str, newline: str) -> str:
 
 @examples(15)
 @given(triples(), st.booleans(), NEWLINES)
-def test_law1_identity(data, both_take_ours, newline):
+def test_identity(data, both_take_ours, newline):
     base, ours, theirs = data
     b, o, t = (with_newline(x, newline) for x in (base.render(), ours.text, theirs.text))
     r = merge3(b, b, t)
@@ -117,21 +117,21 @@ def test_law1_identity(data, both_take_ours, newline):
 
 
 # ---------------------------------------------------------------------------
-# Law 4: nothing is lost silently (plus: clean results parse; Law 5 for
-# delete-vs-modify as it arises from random edits; Law 7 determinism)
+# nothing_lost_silently (plus valid_python: clean results parse;
+# hidden_delete_modify as it arises from random edits; deterministic)
 # ---------------------------------------------------------------------------
 
 
 @examples(50)
 @given(triples(), NEWLINES)
-def test_law4_nothing_lost(data, newline):
+def test_nothing_lost_silently(data, newline):
     base, ours, theirs = data
     b, o, t = (with_newline(x, newline) for x in (base.render(), ours.text, theirs.text))
     result = merge3(b, o, t)
     why = _explain(b, ours, theirs, result)
 
     again = merge3(b, o, t)
-    assert again.text == result.text, "law 7: same inputs, different bytes" + why
+    assert again.text == result.text, "deterministic: same inputs, different bytes" + why
     assert [c.describe() for c in again.conflicts] == [c.describe() for c in result.conflicts]
     if newline == "\r\n":
         assert result.text.count("\n") == result.text.count("\r\n"), "CRLF inputs, a bare LF in the result" + why
@@ -164,7 +164,7 @@ def test_law4_nothing_lost(data, newline):
                     f"{' (which does not parse)' if tree is None else ''}, and no conflict names {item.path}" + why
                 )
 
-    # Law 5 as the random edits produce it: deleted on one side, changed on the other.
+    # hidden_delete_modify as the random edits produce it: deleted on one side, changed on the other.
     for deleter, changer in ((ours, theirs), (theirs, ours)):
         for q in deleter.record.deleted & changer.record.changed:
             if q in changer.record.deleted:
@@ -175,7 +175,7 @@ def test_law4_nothing_lost(data, newline):
 
 
 # ---------------------------------------------------------------------------
-# Law 5: delete vs modify; add/add with different and identical bodies
+# hidden_delete_modify: delete vs modify; add/add with different and identical bodies
 # ---------------------------------------------------------------------------
 
 MODIFY_KINDS = ("add_kwarg", "add_except_type", "add_branch", "change_statement")
@@ -219,7 +219,7 @@ def delete_vs_modify(draw):
 
 @examples(12)
 @given(delete_vs_modify(), st.booleans())
-def test_law5_delete_vs_modify_conflicts(data, deleter_is_ours):
+def test_hidden_delete_modify_conflicts(data, deleter_is_ours):
     base, deleter, modifier, target = data
     ours, theirs = (deleter, modifier) if deleter_is_ours else (modifier, deleter)
     result = merge3(base, ours, theirs)
@@ -228,8 +228,8 @@ def test_law5_delete_vs_modify_conflicts(data, deleter_is_ours):
     assert any(c.kind == "delete/modify" and c.path == target for c in result.conflicts), why
 
 
-def test_law5_delete_vs_modify_beside_an_unrelated_new_function():
-    """Found by test_law4_nothing_lost at PLAIT_PROPERTY_SCALE=15, then made readable.
+def test_hidden_delete_modify_beside_an_unrelated_new_function():
+    """Found by test_nothing_lost_silently at PLAIT_PROPERTY_SCALE=15, then made readable.
 
     Theirs deletes `parse` and adds an unrelated `render`; ours edits `parse`.
     The engine reports "theirs added render (took over 1 element of parse)"
@@ -289,7 +289,7 @@ def _why(base: str, ours: str, theirs: str, result, head: str = "") -> str:
 
 @examples(10)
 @given(same_name_added(same_body=False, same_place=False))
-def test_law5_same_name_different_bodies_conflicts(data):
+def test_hidden_delete_modify_same_name_different_bodies_conflicts(data):
     base, ours, theirs, qual = data
     result = merge3(base, ours, theirs)
     why = _why(base, ours, theirs, result, qual)
@@ -299,7 +299,7 @@ def test_law5_same_name_different_bodies_conflicts(data):
 
 @examples(6)
 @given(same_name_added(same_body=True, same_place=True))
-def test_law5_same_name_identical_bodies_same_place_kept_once(data):
+def test_no_duplicate_bindings_same_name_identical_bodies_same_place_kept_once(data):
     base, ours, theirs, qual = data
     result = merge3(base, ours, theirs)
     why = _why(base, ours, theirs, result, qual)
@@ -324,7 +324,7 @@ _ADDED_FIRST_AND_LAST = (
 @examples(10)
 @example(_ADDED_FIRST_AND_LAST)
 @given(same_name_added(same_body=True, same_place=False))
-def test_law5_same_name_identical_bodies_kept_once(data):
+def test_no_duplicate_bindings_same_name_identical_bodies_kept_once(data):
     base, ours, theirs, qual = data
     result = merge3(base, ours, theirs)
     why = _why(base, ours, theirs, result, qual)
@@ -335,7 +335,7 @@ def test_law5_same_name_identical_bodies_kept_once(data):
 
 
 # ---------------------------------------------------------------------------
-# Law 7: when both sides insert at the same place, ours comes first
+# same_point_insertions: when both sides insert at the same place, ours comes first
 # ---------------------------------------------------------------------------
 
 
@@ -368,7 +368,7 @@ def same_place_members(draw):
 
 @examples(12)
 @given(same_place_members())
-def test_law7_same_place_members_ours_first(data):
+def test_same_point_insertions_members_ours_first(data):
     base, ours, theirs, name_o, name_t = data
     result = merge3(base, ours, theirs)
     why = (
@@ -451,7 +451,7 @@ def same_place_elements(draw):
 
 @examples(20)
 @given(same_place_elements().filter(lambda x: x is not None))
-def test_law7_same_place_elements_ours_first(data):
+def test_same_point_insertions_elements_ours_first(data):
     """Commutative collections take ours then theirs (or stay sorted, which keeps *_o before *_t); lists conflict."""
     kind, base, ours, theirs, (n_o, n_t) = data
     result = merge3(base, ours, theirs)

@@ -61,5 +61,8 @@ def bundled_repo(dest: Path) -> Bundled:
         config.set_value("user", "email", "tests@plait.invalid")
         config.set_value("commit", "gpgsign", "false")
     bundled = Bundled(dest, repo)
-    bundled.commit("the bundled workspace")
+    # The consumer vendored by hand is onboarded, as its maintainers would first.
+    adopted = bundled.plait("adopt", "mnemo")
+    assert adopted.returncode == 0, adopted.stderr
+    bundled.commit("the bundled workspace, mnemo adopted")
     return bundled

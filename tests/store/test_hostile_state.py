@@ -190,14 +190,14 @@ def test_a_state_whose_tree_does_not_match_its_files_is_refused(ws: Bundled) -> 
 
 
 def test_check_names_a_base_object_with_a_flipped_byte(ws: Bundled) -> None:
-    assert ws.plait("check").returncode == 0
+    assert ws.plait("check", "scheduler").returncode == 0
     lock = (ws.workspace / "consumers/scheduler/scheduler/_vendor/mcp_common/plait.lock").read_text()
     digest = lock.split('base = "', 1)[1][:64]
     obj = ws.workspace / ".plait" / "objects" / digest[:2] / digest[2:]
     data = bytearray(obj.read_bytes())
     data[len(data) // 2] ^= 0x01
     obj.write_bytes(bytes(data))
-    checked = ws.plait("check")
+    checked = ws.plait("check", "scheduler")
     assert checked.returncode == 2
     said = checked.stdout + checked.stderr
     assert "is corrupt: it hashes to" in said and f"not {digest[:12]}" in said

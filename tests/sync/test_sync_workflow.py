@@ -161,15 +161,13 @@ def test_a_conflict_is_written_with_markers_and_continue_records_the_base(scenar
     (still,) = continue_sync(scenario.ws(), ["fork"])
     assert not still.done and still.problems[0].startswith("core.py:")
 
-    # The maintainer resolves the conflict by hand.
+    # The maintainer resolves the conflict by hand: it is marked around the
+    # argument both sides reworded, inside the call's parentheses.
     lines = core.splitlines(keepends=True)
     start = next(i for i, line in enumerate(lines) if line.startswith("<<<<<<<"))
     end = next(i for i, line in enumerate(lines) if line.startswith(">>>>>>>"))
-    resolved = [
-        *lines[:start],
-        '            raise Failure("fork and canonical: " + str(exc)) from exc\n',
-        *lines[end + 1 :],
-    ]
+    assert lines[start - 1].rstrip().endswith("raise Failure(")
+    resolved = [*lines[:start], '                "fork and canonical: " + str(exc)\n', *lines[end + 1 :]]
     (scenario.fork / "core.py").write_text("".join(resolved))
     ast.parse("".join(resolved))
 

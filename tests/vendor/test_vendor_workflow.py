@@ -130,7 +130,8 @@ def test_a_local_patch_that_conflicts_is_written_with_markers_and_must_be_resolv
     assert resolved.exit_code == 0
     lock = read_lock(scenario.vendored())
     assert lock is not None and not lock.conflicted
-    assert [e.text for e in lock.local_edits] == ["changed Client"]
+    # The local edit names the statement, not only the class it stands in.
+    assert [e.text for e in lock.local_edits] == ["changed timeout = 7 in Client"]
     assert check_exit(check(scenario.ws(), ["svc"])) == 0
 
 
@@ -314,7 +315,7 @@ def test_check_names_a_hand_edit_a_missing_and_an_extra_file_with_the_command_th
     assert lock is not None
     assert sorted(e.text for e in lock.local_edits) == [
         "added file notes.txt",
-        "changed Client",
+        "changed timeout = 6 in Client",
         "removed file errors.py",
     ]
 

@@ -1,9 +1,13 @@
 """Structured 3-way merge of Python modules.
 
-The pipeline runs one stage per module: `tree` (parse into keyed trees),
-`match` (pair nodes, find moves), `decide` (the 3-way decisions), `render` (code, markers,
-re-parse).  `lines` is the line-based fast path and fallback, and
-`inventory` proves that nothing either side added was lost.
+The pipeline runs one stage per module: `tree` (the parsed modules as keyed
+trees), `match` (pair nodes, find moves), `decide` (the 3-way decisions),
+`render` (code and markers), driven by `structured` (which parses) and
+`engine` (the whole merge: fast path, structured path, audits, fallbacks).
+`lines` is git's line merge, the fast path and the fallback.  The audits
+`inventory` (nothing either side added was lost) and `semantic` (no new
+undefined names) read the facts they share from `facts`.
+docs/architecture.md walks through the stages with an example.
 
 Nothing here knows about manifests, git repositories or the CLI.
 """

@@ -136,6 +136,9 @@ class PendingConflict:
     # For a conflict confined to a def/class header: ours', base's and
     # theirs' definitions with their bodies cut to `pass` (see render).
     headers: tuple[DefinitionNode, DefinitionNode, DefinitionNode] | None = None
+    # For a conflict over some elements of a bracketed collection: ours',
+    # base's and theirs' elements as printed in place, separators included.
+    sections: tuple[str, str, str] | None = None
 
 
 class Sentinels:
@@ -168,6 +171,17 @@ class Sentinels:
     def header_comment(self, number: int) -> str:
         """The comment that marks the colon line of ours' header in a header-only conflict."""
         return f"# {self.name(number, 'header')}"
+
+    def find_elements(self, text: str) -> tuple[int, int, int] | None:
+        """(start, end, number) of the first sentinel in *text* that stands for elements in conflict."""
+        at = text.find(self.prefix)
+        while at >= 0:
+            number, _, rest = text[at + len(self.prefix) :].partition("_")
+            if number.isdigit() and rest.startswith("elements__"):
+                end = at + len(self.prefix) + len(number) + 1 + len("elements__")
+                return at, end, int(number)
+            at = text.find(self.prefix, at + 1)
+        return None
 
     def read(self, line: str) -> tuple[int, Mark] | None:
         """(number, part) when *line* is a sentinel statement or carries a header comment."""

@@ -20,18 +20,32 @@ import ast
 import dataclasses
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 import libcst as cst
 
 from .conflicts import ConflictKind, MergeConflict, PendingConflict, Sentinels
-from .elements import bare, fix_separators, keep_sorted, ordered_clash
+from .elements import (
+    Chunk,
+    Region,
+    Versions,
+    bare,
+    bracketed,
+    fix_separators,
+    holding,
+    keep_sorted,
+    ordered_chunks,
+    ordered_clash,
+    region_sentinel,
+)
+from .facts import MODULE
+from .insertions import insertion_dependency
 from .lines import merge_lines
-from .match import Deadline, ElementKey, SideMatch, branch_pairs, each, element_policy, match_sequence
+from .match import Deadline, ElementKey, N, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
+from .render import taking_elements
 from .result import Change, Hand, Side, other
-from .semantic import insertion_dependency
-from .tree import Texts, block_body, body_keys, branch_key, describe
+from .tree import Texts, block_body, body_keys, branch_key, describe, imported_names, nested_bodies
 
 # Layout nodes: when both sides re-spaced the same spot differently, ours wins;
 # whitespace is not worth a conflict and both versions are valid.
@@ -39,6 +53,12 @@ _LAYOUT = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.T
 
 
 _DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+# A def or a class: the two merge alike, header apart from body.
+D = TypeVar("D", cst.FunctionDef, cst.ClassDef)
+Stmt = cst.BaseStatement
+Branch = cst.If | cst.Else
+
+_PEP8_WIDTH = 79
 
 _BRACKETS = frozenset({"lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace"})
 
@@ -50,7 +70,7 @@ class Scope:
 
     @property
     def path(self) -> str:
-        return ".".join(self.names) or "<module>"
+        return ".".join(self.names) or MODULE
 
     def enter(self, node: cst.CSTNode) -> Scope:
         if isinstance(node, cst.FunctionDef):
@@ -100,14 +120,60 @@ class _Skeleton(cst.CSTTransformer):
         return _PASS_BLOCK
 
 
-def _lists_names(node: Any) -> bool:
+def _like(node: object, model: N) -> N:
+    """*node*, which a merge of *model*'s versions made: merging never changes a node's type."""
+    if not isinstance(node, type(model)):
+        raise MergeConflict("invalid-result")
+    return node
+
+
+def _rewritten(node: N, transformer: cst.CSTTransformer) -> N:
+    """*node* rewritten by a transformer that keeps it what it is."""
+    return _like(node.visit(transformer), node)
+
+
+def _leading_lines(stmt: cst.CSTNode) -> Sequence[cst.EmptyLine]:
+    lines: Sequence[cst.EmptyLine] = getattr(stmt, "leading_lines", ())
+    return lines
+
+
+def _import_other_names(o: Stmt, t: Stmt) -> bool:
+    """Two imports from one module that bind no name in common: two statements, kept as each side wrote it.
+
+    Fusing `from m import b` and `from m import c` into one line writes
+    code neither side wrote; only a name both import must be imported once.
+    """
+    on, tn = imported_names(o), imported_names(t)
+    return on is not None and tn is not None and not on & tn
+
+
+def _without_empty_parens(node: D, o: D, t: D) -> D:
+    """A class left with no bases drops its parentheses when a side dropped them.
+
+    The brackets follow the layout side; but `class S(object):` that one
+    side made `class S:` must not come out as `class S():`, a spelling
+    neither side wrote.
+    """
+    if not isinstance(node, cst.ClassDef) or node.bases or node.keywords:
+        return node
+    assert isinstance(o, cst.ClassDef) and isinstance(t, cst.ClassDef)
+    if isinstance(o.lpar, cst.MaybeSentinel) or isinstance(t.lpar, cst.MaybeSentinel):
+        return node.with_changes(lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+    return node
+
+
+def _listed_names(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value of an assignment to `__all__` or `__slots__`: a set of names spelled as a list."""
+    value: cst.BaseExpression | None
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
-        target = node.targets[0].target
+        target, value = node.targets[0].target, node.value
     elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-        target = node.target
+        target, value = node.target, node.value
     else:
-        return False
-    return isinstance(target, cst.Name) and target.value in ("__all__", "__slots__")
+        return None
+    if isinstance(target, cst.Name) and target.value in ("__all__", "__slots__"):
+        return value
+    return None
 
 
 class Merger:
@@ -120,17 +186,15 @@ class Merger:
         theirs_match: SideMatch,
         deadline: Deadline,
         sentinels: Sentinels,
-        longest: int = 10**9,
     ) -> None:
         self.texts = texts
         self.sentinels = sentinels
-        # The longest line of the inputs: a merged line may not pass it where
-        # a side's split layout avoids that.
-        self.longest = longest
         self.layout: Hand = "ours"
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
+        # Conflicts are numbered as they are found; not every one is printed.
+        self._numbers = 0
         self.commutative_ids: set[int] = set()
         # Cosmetic edits (quotes, comments, wrapping) that gave way to the
         # other side's real change, for the report.
@@ -139,7 +203,7 @@ class Merger:
     # -- entry ---------------------------------------------------------------------
     def merge_module(self, b: cst.Module, o: cst.Module, t: cst.Module) -> cst.Module:
         scope = Scope()
-        changes: dict[str, Any] = {}
+        changes: dict[str, object] = {}
         for name in ("header", "footer"):
             try:
                 changes[name] = self.merge_value(getattr(b, name), getattr(o, name), getattr(t, name), b, name, scope)
@@ -149,7 +213,7 @@ class Merger:
         return o.with_changes(**changes)
 
     # -- statements ----------------------------------------------------------------
-    def merge_body(self, bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], scope: Scope) -> list[Any]:
+    def merge_body(self, bl: Sequence[Stmt], ol: Sequence[Stmt], tl: Sequence[Stmt], scope: Scope) -> list[Stmt]:
         self.deadline.check()
         o_map = self._local_map(bl, ol, "ours")
         t_map = self._local_map(bl, tl, "theirs")
@@ -170,12 +234,12 @@ class Merger:
         for j, bi in enumerate(t_map):
             if bi is None:
                 oj = ours_added.get(self._add_identity(tl[j], tkeys[j]))
-                if oj is not None:
+                if oj is not None and not _import_other_names(ol[oj], tl[j]):
                     twin_of_theirs[j] = oj
         twin_of_ours = {oj: tj for tj, oj in twin_of_theirs.items()}
 
         entangled = self._entangled_insertions(slots, ol, tl, twin_of_theirs)
-        out: list[Any] = []
+        out: list[Stmt] = []
         for kind, idx in slots:
             if (kind, idx) in entangled:
                 clash = entangled[(kind, idx)]
@@ -215,8 +279,8 @@ class Merger:
         return out
 
     def _entangled_insertions(
-        self, slots: Sequence[tuple[str, int]], ol: Sequence[Any], tl: Sequence[Any], twin_of_theirs: dict[int, int]
-    ) -> dict[tuple[str, int], tuple[list[Any], list[Any], str] | None]:
+        self, slots: Sequence[tuple[str, int]], ol: Sequence[Stmt], tl: Sequence[Stmt], twin_of_theirs: dict[int, int]
+    ) -> dict[tuple[str, int], tuple[list[Stmt], list[Stmt], str] | None]:
         """Insertions both sides made at one point where the order ours-then-theirs is not safe.
 
         Ours then theirs is right only when neither insertion reads a name
@@ -224,7 +288,7 @@ class Merger:
         would see ours' value, which its author never ran.  Returns the slots
         of each such run: the first carries the conflict, the rest nothing.
         """
-        out: dict[tuple[str, int], tuple[list[Any], list[Any], str] | None] = {}
+        out: dict[tuple[str, int], tuple[list[Stmt], list[Stmt], str] | None] = {}
         run: list[tuple[str, int]] = []
         for slot in [*slots, ("base", -1)]:
             if slot[0] != "base":
@@ -241,11 +305,11 @@ class Merger:
             run = []
         return out
 
-    def _source(self, stmts: list[Any]) -> str:
+    def _source(self, stmts: Sequence[Stmt]) -> str:
         """Statements printed alone, at indentation zero, without the blank lines above them."""
         return "".join(self.texts.fresh(s.with_changes(leading_lines=())) for s in stmts)
 
-    def _union_imports(self, o: Any, t: Any, scope: Scope) -> Any | None:
+    def _union_imports(self, o: Stmt, t: Stmt, scope: Scope) -> Stmt | None:
         """Both sides importing from one new module import the union of names."""
         if not (isinstance(o, cst.SimpleStatementLine) and isinstance(t, cst.SimpleStatementLine)):
             return None
@@ -260,16 +324,16 @@ class Merger:
         except (MergeConflict, cst.CSTValidationError):
             return None
 
-    def _without_leading_lines(self, stmt: Any) -> str:
+    def _without_leading_lines(self, stmt: cst.CSTNode) -> str:
         """A statement's own text: the blank lines above it depend on where it was added."""
-        if getattr(stmt, "leading_lines", None):
+        if _leading_lines(stmt):
             stmt = stmt.with_changes(leading_lines=())
         return self.texts.fresh(stmt)
 
-    def _add_identity(self, stmt: Any, key: Hashable | None) -> Hashable:
+    def _add_identity(self, stmt: cst.CSTNode, key: Hashable | None) -> Hashable:
         return ("key", key) if key is not None else ("text", self._without_leading_lines(stmt))
 
-    def _local_map(self, bl: Sequence[Any], xl: Sequence[Any], side: Hand) -> list[int | None]:
+    def _local_map(self, bl: Sequence[Stmt], xl: Sequence[Stmt], side: Hand) -> list[int | None]:
         m = self.match[side]
         where = {id(x): j for j, x in enumerate(xl)}
         out: list[int | None] = [None] * len(xl)
@@ -281,18 +345,19 @@ class Merger:
                     out[j] = i
         return out
 
-    def _stmt_path(self, stmt: Any, scope: Scope) -> str:
+    def _stmt_path(self, stmt: cst.CSTNode, scope: Scope) -> str:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return Scope((*scope.names, stmt.name.value)).path
         return scope.path
 
-    def merge_statement(self, b: Any, o: Any | None, t: Any | None, scope: Scope) -> list[Any]:
+    def merge_statement(self, b: Stmt, o: Stmt | None, t: Stmt | None, scope: Scope) -> list[Stmt]:
         """One base statement and its local versions (None: deleted or moved away)."""
         if o is None and t is None:
             return []
         if o is None or t is None:
             side: Hand = "theirs" if o is None else "ours"
-            present: Any = t if o is None else o
+            present = t if o is None else o
+            assert present is not None
             gone = other(side)
             if id(b) in self.match[gone].moved:
                 # Merged where the other side moved it to.
@@ -312,7 +377,7 @@ class Merger:
             return self.conflict(self._stmt_path(b, scope), "delete/modify", exc.reason(what), *versions)
         return self.merge_present(b, o, t, scope)
 
-    def merge_present(self, b: Any, o: Any, t: Any, scope: Scope, *, moved: bool = False) -> list[Any]:
+    def merge_present(self, b: Stmt, o: Stmt, t: Stmt, scope: Scope, *, moved: bool = False) -> list[Stmt]:
         # At a move destination the side's node *is* the destination: emitting
         # it must not re-enter the move, only merge what moved into it.
         pick = self.emit_inside if moved else self.emit
@@ -324,7 +389,7 @@ class Merger:
         if co == ct:
             return [o]
         try:
-            node = self._narrow(self.merge_node(b, o, t, scope), b, o, t, scope)
+            node = self._narrow(_like(self.merge_node(b, o, t, scope), b), b, o, t, scope)
             self._validate(node, b)
         except MergeConflict as exc:
             if self.cosmetic(b, o):
@@ -337,52 +402,67 @@ class Merger:
             return self.conflict(self._stmt_path(b, scope), exc.kind, exc.reason(what), [o], [b], [t])
         return [node]
 
-    def _narrow(self, node: Any, b: Any, o: Any, t: Any, scope: Scope) -> Any:
-        """*node*, or the same merge in theirs' layout when ours' would pass the file's longest line.
+    def _narrow(self, node: Stmt, b: Stmt, o: Stmt, t: Stmt, scope: Scope) -> Stmt:
+        """*node*, or the same merge in theirs' layout when ours' would be wider than any version of it.
 
         Ours' layout wins, but a one-line import or call that gained theirs'
         elements must not become a 200-character line when theirs already
-        split it over lines: then it is split as theirs has it.
+        split it over lines: then it is split as theirs has it.  The measure
+        is the statement's own versions, not the file's longest line: one
+        long line elsewhere does not let an import grow to its width.
+        PEP 8's 79 columns are never too wide.
         """
         if not isinstance(node, cst.SimpleStatementLine):
             # A compound statement's own lines are merged one level down,
             # where this check runs on them; printing whole classes is costly.
             return node
         indent = self._indent_of(o)
-        if self._width(node, indent) <= self.longest or self._width(o, indent) >= self._width(node, indent):
+        width = self._width(node, indent)
+        if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
             return node
         if "\n" not in self.texts.fresh(t).strip("\r\n"):
             return node
         self.layout = "theirs"
         try:
-            relaid = self.merge_node(b, o, t, scope)
+            relaid = _like(self.merge_node(b, o, t, scope), b)
         except MergeConflict:
             return node
         finally:
             self.layout = "ours"
         return relaid if self._width(relaid, indent) < self._width(node, indent) else node
 
-    def _indent_of(self, stmt: Any) -> int:
+    def _indent_of(self, stmt: cst.CSTNode) -> int:
         """Columns the captured statement is indented by (fresh prints start at zero)."""
         captured = self.texts.of(stmt).lstrip("\r\n")
         first = next((line for line in captured.splitlines() if line.strip() and not line.strip().startswith("#")), "")
         return len(first) - len(first.lstrip())
 
-    def _width(self, node: Any, indent: int) -> int:
+    def _width(self, node: cst.CSTNode, indent: int) -> int:
         text = self.texts.fresh(node.with_changes(leading_lines=()) if hasattr(node, "leading_lines") else node)
         return indent + max((len(line) for line in text.splitlines()), default=0)
 
-    def _validate(self, node: Any, base: Any) -> None:
+    def _validate(self, node: cst.CSTNode, base: cst.CSTNode) -> None:
         """A merged statement must still be Python; libcst will happily print one that is not."""
-        shape = node if isinstance(node, cst.SimpleStatementLine) else node.visit(_Skeleton())
+        shape = node if isinstance(node, cst.SimpleStatementLine) else _rewritten(node, _Skeleton())
+        text = self.texts.fresh(shape)
         try:
-            ast.parse(self.texts.fresh(shape))
-        except SyntaxError:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
             raise MergeConflict("invalid-result", describe(base, self.texts)) from None
-        except (ValueError, RecursionError):
-            raise MergeConflict("invalid-result", describe(base, self.texts)) from None
+        found = self.sentinels.find_elements(text)
+        if found is None:
+            return
+        # Conflicts marked inside brackets: each side's section must read as
+        # code in place (a line break inside an f-string does not); if not,
+        # the statement conflicts whole, for the reason the region had.
+        region = next(p for p in self.pending if p.number == found[2])
+        for part in ("ours", "theirs"):
+            try:
+                ast.parse(taking_elements(text, self.sentinels, self.pending, part))
+            except (SyntaxError, ValueError, RecursionError):
+                raise MergeConflict(region.kind, describe(base, self.texts)) from None
 
-    def emit(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
+    def emit(self, x: Stmt, side: Hand, scope: Scope) -> list[Stmt]:
         """A statement taken from one side, with blocks moved into it merged in place."""
         m = self.match[side]
         other_side = other(side)
@@ -413,50 +493,106 @@ class Merger:
             return self.merge_present(origin, o, t, scope, moved=True)
         return self.emit_inside(x, side, scope)
 
-    def emit_inside(self, x: Any, side: Hand, scope: Scope) -> list[Any]:
+    def emit_inside(self, x: Stmt, side: Hand, scope: Scope) -> list[Stmt]:
         if id(x) in self.match[side].holds_move:
+            clash = self._edit_against_wrapper(x, side, scope)
+            if clash is not None:
+                return clash
             inner = scope.enter(x)
-            return [x.visit(_BodyMapper(lambda s: self.emit(s, side, inner)))]
+            return [_rewritten(x, _BodyMapper(lambda s: self.emit(s, side, inner)))]
         return [x]
 
+    def _edit_against_wrapper(self, x: Stmt, side: Hand, scope: Scope) -> list[Stmt] | None:
+        """A conflict when *side* wrapped statements in *x* and another branch of *x* holds the other side's edit.
+
+        Theirs wraps `from pkg import old as impl` in `try:` and adds
+        `except ImportError: from pkg import new as impl`; ours edits the
+        line to import `new`.  Applying ours' edit inside the `try` makes
+        both branches bind `new`, and theirs' fallback means nothing: both
+        sides changed what the statement binds, each in its own way.
+        """
+        wrapper = self.match[side]
+        if wrapper.origin(x) is not None:
+            return None  # not a statement this side added around others
+        bodies = list(nested_bodies(x))
+        if len(bodies) < 2:
+            return None
+        editor = other(side)
+        edits = self.match[editor]
+        for k, body in enumerate(bodies):
+            for stmt in body:
+                origin = wrapper.origin(stmt)
+                if origin is None or id(origin) not in wrapper.moved:
+                    continue
+                edited = edits.partner(origin)
+                if edited is None or self.same_syntax(edited, origin):
+                    continue
+                elsewhere = (y for j, branch in enumerate(bodies) if j != k for y in branch)
+                if not any(self.same_syntax(y, edited) for y in elsewhere):
+                    continue
+                what = describe(origin, self.texts) or "a statement"
+                reason = (
+                    f"{editor} changed {what}; {side} wrapped it in {describe(x, self.texts) or 'a block'} "
+                    f"whose other branch already holds {editor}' version"
+                )
+                versions = ([edited], [origin], [x]) if side == "theirs" else ([x], [origin], [edited])
+                return self.conflict(self._stmt_path(origin, scope), "modify/modify", reason, *versions)
+        return None
+
+    def same_syntax(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Whether two statements are one statement, cosmetics aside."""
+        if self.texts.of(a) == self.texts.of(b):
+            return True
+        syntax = self.texts.syntax(a)
+        return syntax is not None and syntax == self.texts.syntax(b)
+
     def conflict(
-        self, path: str, kind: ConflictKind, reason: str, ours: list[Any], base: list[Any], theirs: list[Any]
-    ) -> list[Any]:
-        n = len(self.pending)
+        self,
+        path: str,
+        kind: ConflictKind,
+        reason: str,
+        ours: Sequence[Stmt],
+        base: Sequence[Stmt],
+        theirs: Sequence[Stmt],
+    ) -> list[Stmt]:
+        n = self._next_number()
         self.pending.append(PendingConflict(n, path, kind, reason))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
         first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
         mark = self.sentinels.statement
         return [first, *ours, mark(n, "base"), *base, mark(n, "theirs"), *theirs, mark(n, "end")]
 
-    def _hoist_blank_lines(self, *versions: list[Any]) -> tuple[Sequence[Any], tuple[list[Any], ...]]:
+    def _hoist_blank_lines(
+        self, *versions: Sequence[Stmt]
+    ) -> tuple[Sequence[cst.EmptyLine], tuple[Sequence[Stmt], ...]]:
         # A blank-line gap all versions share stays outside the markers, where it was.
         firsts = [v[0] for v in versions if v]
         if len(firsts) < 3 or not all(hasattr(f, "leading_lines") for f in firsts):
             return (), versions
-        lead = [tuple(self.texts.of(x) for x in f.leading_lines) for f in firsts]
+        lead = [tuple(self.texts.of(x) for x in _leading_lines(f)) for f in firsts]
         if len(set(lead)) != 1 or not lead[0] or any(line.strip() for line in lead[0]):
             return (), versions
-        return firsts[0].leading_lines, tuple(
+        return _leading_lines(firsts[0]), tuple(
             [v[0].with_changes(leading_lines=()), *v[1:]] if v else v for v in versions
         )
 
     # -- any node ------------------------------------------------------------------
-    def _value_key(self, element: Any) -> Hashable | None:
+    def _value_key(self, element: cst.CSTNode) -> Hashable | None:
         """An element's identity in a commutative collection: its value's syntax, quotes aside."""
-        return self.texts.syntax(element.value) or self.texts.of(element.value)
+        value = element.value if isinstance(element, cst.BaseElement) else element
+        return self.texts.syntax(value) or self.texts.of(value)
 
-    def bare(self, node: Any) -> str:
+    def bare(self, node: cst.CSTNode) -> str:
         return bare(node, self.texts)
 
-    def _carried_by_moves(self, b: Any, present: Any, mover: str, editor: str) -> bool:
+    def _carried_by_moves(self, b: Stmt, present: Stmt, mover: Hand, editor: Hand) -> bool:
         """Whether every edit *editor* made inside *b* lies in statements *mover* moved elsewhere.
 
         Then deleting *b* loses nothing: the edits follow the moved
         statements to their new home.  An edit to the header itself
         (decorators, signature, bases) has nowhere to go, so it does not count.
         """
-        if not isinstance(b, _DEFINITIONS) or type(present) is not type(b):
+        if not isinstance(b, _DEFINITIONS) or not isinstance(present, _DEFINITIONS) or type(present) is not type(b):
             return False
         if self.texts.fresh(_headers_only(b)) != self.texts.fresh(_headers_only(present)):
             return False
@@ -472,29 +608,31 @@ class Merger:
                 return False
         return True
 
-    def cosmetic(self, base: Any, version: Any) -> bool:
+    def cosmetic(self, base: object, version: object) -> bool:
         """Whether *version* differs from *base* only in quotes, comments, wrapping or `# type: ignore`."""
         if not isinstance(base, cst.CSTNode) or not isinstance(version, cst.CSTNode):
             return False
         syntax = self.texts.syntax(base)
         return syntax is not None and syntax == self.texts.syntax(version)
 
-    def drop(self, side: Side, base: Any, scope: Scope, because: str) -> None:
+    def drop(self, side: Side, base: cst.CSTNode, scope: Scope, because: str) -> None:
         """Record a cosmetic edit that gave way to the other side's real change."""
         what = describe(base, self.texts) or "a statement"
         self.dropped.append(Change(side, "dropped", self._stmt_path(base, scope), f"cosmetic edit of {what}", because))
 
-    def _real_over_cosmetic(self, b: Any, o: Any, t: Any, scope: Scope) -> Any | None:
+    def _real_over_cosmetic(self, b: object, o: object, t: object, scope: Scope) -> object | None:
         """When both sides changed one node and one change is only cosmetic, the real one."""
+        if not isinstance(b, cst.CSTNode):
+            return None
         if self.cosmetic(b, o):
             self.drop("ours", b, scope, "theirs changed it")
-            return self.take(t, "theirs", scope)
+            return self._take_value(t, "theirs", scope)
         if self.cosmetic(b, t):
             self.drop("theirs", b, scope, "ours changed it")
-            return self.take(o, "ours", scope)
+            return self._take_value(o, "ours", scope)
         return None
 
-    def same(self, a: Any, b: Any) -> bool:
+    def same(self, a: object, b: object) -> bool:
         if a is b:
             return True
         if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
@@ -509,7 +647,7 @@ class Merger:
             return len(a) == len(b) and all(self.same(x, y) for x, y in zip(a, b, strict=False))
         return bool(a == b)
 
-    def take(self, value: Any, side: Hand, scope: Scope) -> Any:
+    def take(self, value: N, side: Hand, scope: Scope) -> N:
         """A value one side changed alone; blocks moved into it still merge."""
         if not self.match[side].moved:
             return value
@@ -518,17 +656,23 @@ class Merger:
                 return value.with_changes(body=[y for s in value.body for y in self.emit(s, side, scope)])
             return value
         if isinstance(value, (cst.Else, cst.Finally, cst.ExceptHandler, cst.If, cst.MatchCase)):
-            return value.visit(_BodyMapper(lambda s: self.emit(s, side, scope)))
+            return _rewritten(value, _BodyMapper(lambda s: self.emit(s, side, scope)))
         return value
 
-    def merge_value(self, bv: Any, ov: Any, tv: Any, parent: Any, field: str, scope: Scope) -> Any:
+    def merge_value(self, bv: object, ov: object, tv: object, parent: cst.CSTNode, field: str, scope: Scope) -> object:
         if self.same(ov, bv):
-            return self.take(tv, "theirs", scope)
+            return self._take_value(tv, "theirs", scope)
         if self.same(tv, bv):
-            return self.take(ov, "ours", scope)
+            return self._take_value(ov, "ours", scope)
         if self.same(ov, tv):
             return ov
-        if isinstance(bv, cst.CSTNode) and type(ov) is type(bv) and type(tv) is type(bv):
+        if (
+            isinstance(bv, cst.CSTNode)
+            and isinstance(ov, cst.CSTNode)
+            and isinstance(tv, cst.CSTNode)
+            and type(ov) is type(bv)
+            and type(tv) is type(bv)
+        ):
             try:
                 return self.merge_node(bv, ov, tv, scope)
             except MergeConflict:
@@ -550,26 +694,38 @@ class Merger:
             return winner
         raise MergeConflict("modify/modify", describe(parent, self.texts))
 
-    def merge_node(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+    def _take_value(self, value: object, side: Hand, scope: Scope) -> object:
+        return self.take(value, side, scope) if isinstance(value, cst.CSTNode) else value
+
+    def merge_node(self, b: cst.CSTNode, o: cst.CSTNode, t: cst.CSTNode, scope: Scope) -> cst.CSTNode:
+        """Three versions of one node merged: the same type in, the same type out."""
         self.deadline.check()
         if type(o) is not type(b) or type(t) is not type(b):
             raise MergeConflict("modify/modify", describe(b, self.texts))
         try:
-            if isinstance(b, cst.If):
+            if isinstance(b, cst.If) and isinstance(o, cst.If) and isinstance(t, cst.If):
                 return self.merge_if(b, o, t, scope)
-            if isinstance(b, cst.IndentedBlock):
-                node = self.merge_fields(b, o, t, scope, skip=("body",))
-                return node.with_changes(body=self.merge_body(b.body, o.body, t.body, scope))
-            if isinstance(b, (cst.ExceptHandler, cst.ExceptStarHandler)):
-                node = self.merge_fields(b, o, t, scope, skip=("type",))
-                return node.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
-            if isinstance(b, (cst.FunctionDef, cst.ClassDef)):
+            if (
+                isinstance(b, cst.IndentedBlock)
+                and isinstance(o, cst.IndentedBlock)
+                and isinstance(t, cst.IndentedBlock)
+            ):
+                block = self.merge_fields(b, o, t, scope, skip=("body",))
+                return block.with_changes(body=self.merge_body(b.body, o.body, t.body, scope))
+            handlers = (cst.ExceptHandler, cst.ExceptStarHandler)
+            if isinstance(b, handlers) and isinstance(o, handlers) and isinstance(t, handlers):
+                handler = self.merge_fields(b, o, t, scope, skip=("type",))
+                return handler.with_changes(type=self.merge_except_type(b.type, o.type, t.type, b, scope))
+            if isinstance(b, cst.FunctionDef) and isinstance(o, cst.FunctionDef) and isinstance(t, cst.FunctionDef):
                 return self.merge_definition(b, o, t, scope)
-            if isinstance(b, cst.SimpleString):
+            if isinstance(b, cst.ClassDef) and isinstance(o, cst.ClassDef) and isinstance(t, cst.ClassDef):
+                return self.merge_definition(b, o, t, scope)
+            if isinstance(b, cst.SimpleString) and isinstance(o, cst.SimpleString) and isinstance(t, cst.SimpleString):
                 return self.merge_string(b, o, t)
-            if _lists_names(b):
+            names = _listed_names(b)
+            if names is not None:
                 # `__all__` and `__slots__` are sets of names spelled as lists: their entries commute.
-                self.commutative_ids.add(id(b.value))
+                self.commutative_ids.add(id(names))
             return self.merge_fields(b, o, t, scope.enter(b))
         except MergeConflict as exc:
             if exc.what is None:
@@ -578,8 +734,8 @@ class Merger:
         except cst.CSTValidationError:
             raise MergeConflict("invalid-result", describe(b, self.texts)) from None
 
-    def merge_fields(self, b: Any, o: Any, t: Any, scope: Scope, skip: tuple[str, ...] = ()) -> Any:
-        changes: dict[str, Any] = {}
+    def merge_fields(self, b: N, o: N, t: N, scope: Scope, skip: tuple[str, ...] = ()) -> N:
+        changes: dict[str, object] = {}
         for f in dataclasses.fields(b):
             name = f.name
             if name in skip:
@@ -611,7 +767,7 @@ class Merger:
         return o.with_changes(value=lines.text)
 
     # -- definitions ---------------------------------------------------------------
-    def merge_definition(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+    def merge_definition(self, b: D, o: D, t: D, scope: Scope) -> D:
         """A def or class: header and body merge apart.
 
         When only the header (decorators, signature, bases) conflicts, the
@@ -621,12 +777,14 @@ class Merger:
         inner = scope.enter(b)
         body = self.merge_value(b.body, o.body, t.body, b, "body", inner)
         try:
-            return self.merge_fields(b, o, t, inner, skip=("body",)).with_changes(body=body)
+            return _without_empty_parens(self.merge_fields(b, o, t, inner, skip=("body",)), o, t).with_changes(
+                body=body
+            )
         except MergeConflict as exc:
             if not isinstance(body, cst.IndentedBlock):
                 raise
             what = exc.what or describe(b, self.texts) or "the definition"
-            n = len(self.pending)
+            n = self._next_number()
             headers = tuple(x.with_changes(leading_lines=(), body=_PASS_BLOCK) for x in (o, b, t))
             reason = (
                 f"both sides changed the header of {b.name.value} ({what})"
@@ -645,7 +803,7 @@ class Merger:
             return o.with_changes(body=body.with_changes(header=mark))
 
     # -- if/elif chains ------------------------------------------------------------
-    def _own_text(self, branch: Any) -> str:
+    def _own_text(self, branch: Branch) -> str:
         """A branch without the branches after it."""
         # Always a fresh print: a branch cut from its chain must compare equal
         # to the same branch that ends its chain.
@@ -654,7 +812,7 @@ class Merger:
     def merge_if(self, b: cst.If, o: cst.If, t: cst.If, scope: Scope) -> cst.If:
         bc, oc, po = branch_pairs(b, o, self.texts)
         _, tc, pt = branch_pairs(b, t, self.texts)
-        merged: list[Any] = []
+        merged: list[Branch] = []
         seen_added: dict[str, str] = {}
         for kind, bb, ob, tb in aligned(bc, oc, tc, po, pt):
             if kind == "base":
@@ -681,20 +839,19 @@ class Merger:
         merged = [br for br in merged if not isinstance(br, cst.Else)] + elses[-1:]
         if not merged or not isinstance(merged[0], cst.If) or len(elses) > 1:
             raise MergeConflict("modify/modify", describe(b, self.texts))
-        node: Any = merged[-1]
+        node: Branch = merged[-1]
         if isinstance(node, cst.If):
             node = node.with_changes(orelse=None)
         for br in reversed(merged[:-1]):
             node = br.with_changes(orelse=node)
-        chain: cst.If = node
-        return chain
+        return _like(node, b)
 
-    def _cosmetic_branch(self, b: Any, version: Any) -> bool:
+    def _cosmetic_branch(self, b: Branch, version: Branch) -> bool:
         if isinstance(b, cst.If) and isinstance(version, cst.If):
             return self.cosmetic(b.with_changes(orelse=None), version.with_changes(orelse=None))
         return False
 
-    def _merge_branch(self, b: Any, o: Any, t: Any, scope: Scope) -> Any:
+    def _merge_branch(self, b: Branch, o: Branch, t: Branch, scope: Scope) -> Branch:
         cb, co, ct = self._own_text(b), self._own_text(o), self._own_text(t)
         if co == cb:
             return self.take(t, "theirs", scope)
@@ -710,7 +867,14 @@ class Merger:
             raise
 
     # -- except types --------------------------------------------------------------
-    def merge_except_type(self, bt: Any, ot: Any, tt: Any, handler: Any, scope: Scope) -> Any:
+    def merge_except_type(
+        self,
+        bt: cst.BaseExpression | None,
+        ot: cst.BaseExpression | None,
+        tt: cst.BaseExpression | None,
+        handler: cst.CSTNode,
+        scope: Scope,
+    ) -> cst.BaseExpression | None:
         if self.same(ot, bt):
             return tt
         if self.same(tt, bt) or self.same(ot, tt):
@@ -721,7 +885,7 @@ class Merger:
         # other is a union of types; a lone type is a one-element tuple.
         template = next((x for x in (ot, tt, bt) if isinstance(x, cst.Tuple)), None)
 
-        def as_tuple(x: Any) -> cst.Tuple:
+        def as_tuple(x: cst.BaseExpression) -> cst.Tuple:
             if isinstance(x, cst.Tuple):
                 return x
             assert template is not None
@@ -731,21 +895,28 @@ class Merger:
             raise MergeConflict("modify/modify", "the except clause")
         bx, ox, tx = as_tuple(bt), as_tuple(ot), as_tuple(tt)
         elements = self.merge_elements(bx.elements, ox.elements, tx.elements, bx, "elements", scope, commutative=True)
-        if len(elements) == 1 and not isinstance(ot, cst.Tuple):
+        if len(elements) == 1 and not isinstance(ot, cst.Tuple) and isinstance(elements[0], cst.Element):
             return elements[0].value
         return ox.with_changes(elements=elements)
 
     # -- collections ---------------------------------------------------------------
     def merge_elements(
         self,
-        bl: Sequence[Any],
-        ol: Sequence[Any],
-        tl: Sequence[Any],
-        parent: Any,
+        bl: Sequence[cst.CSTNode],
+        ol: Sequence[cst.CSTNode],
+        tl: Sequence[cst.CSTNode],
+        parent: cst.CSTNode,
         field: str,
         scope: Scope,
         commutative: bool = False,
-    ) -> list[Any]:
+    ) -> list[cst.CSTNode]:
+        """The merged elements of a collection; a conflict inside it is marked around the elements alone.
+
+        Where the collection is bracketed, a conflict over some of its
+        elements becomes a region of markers inside the brackets and the
+        rest of the statement still merges (see `elements.Region`);
+        elsewhere it fails the statement, which then conflicts whole.
+        """
         if not all(isinstance(x, cst.CSTNode) for x in (*bl, *ol, *tl)):
             raise MergeConflict("modify/modify", describe(parent, self.texts))
         key: ElementKey
@@ -755,12 +926,42 @@ class Merger:
             key, gaps = element_policy(parent, field, self.texts, self.commutative_ids)
         po = match_sequence(bl, ol, self.texts, each(key), pair_gaps=gaps)
         pt = match_sequence(bl, tl, self.texts, each(key), pair_gaps=gaps)
+        inline = bracketed(parent, field, (bl, ol, tl))
         clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
-            raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
-        merged: list[Any] = []
-        added: dict[Hashable, str] = {}
-        for kind, b, o, t in aligned(bl, ol, tl, po, pt):
+            chunks = ordered_chunks(bl, ol, tl, po, pt) if inline else None
+            if chunks is None:
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
+            merged = self._merge_chunks(chunks, key, parent, field, scope, clash)
+        else:
+            merged = self._merge_aligned((bl, ol, tl), (po, pt), key, parent, field, scope, inline)
+        nodes = [x for x in merged if isinstance(x, cst.CSTNode)]
+        if len(nodes) < len(merged):
+            return self._mark_regions(merged, (bl, ol, tl), parent, field, scope)
+        if not gaps:
+            nodes = keep_sorted(nodes, (bl, ol, tl), self.texts)
+        if nodes and hasattr(nodes[0], "comma"):
+            nodes = fix_separators(nodes, (bl, ol, tl), self.texts, self.layout)
+        return nodes
+
+    def _merge_aligned(
+        self,
+        lists: Versions,
+        pairs: tuple[dict[int, int], dict[int, int]],
+        key: ElementKey,
+        parent: cst.CSTNode,
+        field: str,
+        scope: Scope,
+        inline: bool,
+    ) -> list[cst.CSTNode | Region]:
+        """Elements merged one by one in merged order; with *inline*, an element in conflict becomes a `Region`.
+
+        *lists* are base's, ours' and theirs' elements, *pairs* base's
+        pairing with ours and with theirs.
+        """
+        merged: list[cst.CSTNode | Region] = []
+        added: dict[Hashable, tuple[str, int]] = {}
+        for kind, b, o, t in aligned(*lists, *pairs):
             if kind == "base":
                 if o is None or t is None:
                     deleter: Hand = "ours" if o is None else "theirs"
@@ -770,23 +971,114 @@ class Merger:
                     if self.cosmetic(b, present):
                         self.drop(other(deleter), b, scope, f"{deleter} deleted it")
                         continue
-                    raise MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
-                if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
+                    gone = MergeConflict("delete/modify", describe(b, self.texts), deleter=deleter)
+                    if not inline:
+                        raise gone
+                    ours, theirs = ([], [present]) if deleter == "ours" else ([present], [])
+                    merged.append(Region(ours, [b], theirs, gone))
+                elif self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
                     merged.append(o)
                 else:
-                    merged.append(self.merge_value(b, o, t, parent, field, scope))
+                    try:
+                        merged.append(_like(self.merge_value(b, o, t, parent, field, scope), b))
+                    except MergeConflict as exc:
+                        if not inline:
+                            raise
+                        # The marked unit is the element, and the reason names it.
+                        exc.what = describe(b, self.texts) or exc.what
+                        merged.append(Region([o], [b], [t], exc))
             else:
                 x = b
                 k = key(x)
                 ident = ("key", k) if k is not None else ("text", self.bare(x))
                 if ident in added:
-                    if added[ident] != self.bare(x) and k is not None:
-                        raise MergeConflict("add/add", describe(x, self.texts))
+                    first, at = added[ident]
+                    if first != self.bare(x) and k is not None:
+                        twice = MergeConflict("add/add", describe(x, self.texts))
+                        ours_one = merged[at]
+                        if not inline or kind != "theirs" or isinstance(ours_one, Region):
+                            raise twice
+                        merged[at] = Region([ours_one], [], [x], twice)
                     continue
-                added[ident] = self.bare(x)
+                added[ident] = (self.bare(x), len(merged))
                 merged.append(self.take(x, kind, scope))
-        if not gaps:
-            merged = keep_sorted(merged, bl, ol, tl, self.texts)
-        if merged and hasattr(merged[0], "comma"):
-            merged = fix_separators(merged, bl, ol, tl, self.texts, self.layout)
         return merged
+
+    def _merge_chunks(
+        self, chunks: list[Chunk], key: ElementKey, parent: cst.CSTNode, field: str, scope: Scope, clash: str
+    ) -> list[cst.CSTNode | Region]:
+        """An ordered sequence merged as diff3 merges lines: element runs between elements both sides kept.
+
+        A run both sides changed differently is a `Region`; the rest merges.
+        """
+        merged: list[cst.CSTNode | Region] = []
+        for kept, bc, oc, tc in chunks:
+            if kept:
+                b, o, t = bc[0], oc[0], tc[0]
+                if self.bare(o) == self.bare(b) and self.bare(t) == self.bare(b):
+                    merged.append(o)
+                    continue
+                try:
+                    merged.append(_like(self.merge_value(b, o, t, parent, field, scope), b))
+                except MergeConflict as exc:
+                    exc.what = describe(b, self.texts) or exc.what
+                    merged.append(Region([o], [b], [t], exc))
+                continue
+            bt, ot, tt = ([self.bare(x) for x in c] for c in (bc, oc, tc))
+            if ot == bt:
+                merged.extend(self.take(x, "theirs", scope) for x in tc)
+            elif tt == bt or ot == tt:
+                merged.extend(self.take(x, "ours", scope) for x in oc)
+            elif any(key(x) is not None for x in (*bc, *oc, *tc)):
+                # Keyword arguments commute; a run that holds some is not diff3's to split.
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
+            else:
+                what = describe(bc[0] if bc else parent, self.texts)
+                merged.append(Region(list(oc), list(bc), list(tc), MergeConflict("modify/modify", what, why=clash)))
+        return merged
+
+    def _mark_regions(
+        self,
+        merged: list[cst.CSTNode | Region],
+        lists: Versions,
+        parent: cst.CSTNode,
+        field: str,
+        scope: Scope,
+    ) -> list[cst.CSTNode]:
+        """Stand a sentinel element in for each region, and leave the three versions of it for render.
+
+        Each version is printed with the separators it would have in the
+        merged collection, so that choosing any section between the markers
+        gives the collection as that side (or base) would have it.
+        """
+        placed = [self._sentinel_for(x, merged[:i]) if isinstance(x, Region) else x for i, x in enumerate(merged)]
+        placed = fix_separators(placed, lists, self.texts, self.layout)
+        for i, item in enumerate(merged):
+            if not isinstance(item, Region):
+                continue
+            sections: list[str] = []
+            for version in (item.ours, item.base, item.theirs):
+                resolved = fix_separators([*placed[:i], *version, *placed[i + 1 :]], lists, self.texts, self.layout)
+                if version is not item.base and self.texts.syntax(holding(parent, field, resolved)) is None:
+                    # A side's section must read as code in place; if not, the statement conflicts whole.
+                    raise MergeConflict(item.conflict.kind, describe(parent, self.texts), why=item.conflict.why)
+                sections.append("".join(self.texts.fresh(e) for e in resolved[i : i + len(version)]))
+            what = item.conflict.what or describe(parent, self.texts) or "an element"
+            self.pending.append(
+                PendingConflict(
+                    item.number,
+                    scope.path,
+                    item.conflict.kind,
+                    item.conflict.reason(what),
+                    sections=(sections[0], sections[1], sections[2]),
+                )
+            )
+        return placed
+
+    def _sentinel_for(self, region: Region, before: Sequence[cst.CSTNode | Region]) -> cst.CSTNode:
+        region.number = self._next_number()
+        return region_sentinel(region.template, self.sentinels.name(region.number, "elements"), before)
+
+    def _next_number(self) -> int:
+        self._numbers += 1
+        return self._numbers - 1

@@ -9,33 +9,37 @@ are the rules about where they stand and how they are written:
   as isort and ruff keep imported names (`keep_sorted`);
 - every element gets a separator in one side's layout, so a bracketed
   import never loses its brackets while its names span lines
-  (`fix_separators`).
+  (`fix_separators`);
+- a conflict over some elements of a bracketed collection is marked around
+  those elements alone (`Region`), inside the brackets: the rest of the
+  statement merges, and each section between the markers reads as code in
+  place.  An ordered sequence is cut into diff3's runs for that
+  (`ordered_chunks`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .conflicts import MergeConflict
 from .match import ElementKey
 from .order import side_map
 from .result import Hand
 from .tree import Texts
 
 
-def bare(node: Any, texts: Texts) -> str:
+def bare(node: cst.CSTNode, texts: Texts) -> str:
     """An element's text without its trailing comma: becoming last is not an edit."""
-    if isinstance(getattr(node, "comma", None), cst.Comma):
-        return texts.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-    return texts.of(node)
+    return texts.bare(node)
 
 
 def ordered_clash(
-    bl: Sequence[Any],
-    ol: Sequence[Any],
-    tl: Sequence[Any],
+    bl: Sequence[cst.CSTNode],
+    ol: Sequence[cst.CSTNode],
+    tl: Sequence[cst.CSTNode],
     po: dict[int, int],
     pt: dict[int, int],
     key: ElementKey,
@@ -49,7 +53,7 @@ def ordered_clash(
     Keyed elements (keyword arguments) commute and are left out.
     """
 
-    def shape(xl: Sequence[Any], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
+    def shape(xl: Sequence[cst.CSTNode], pairs: dict[int, int]) -> tuple[set[int], dict[int, list[str]]]:
         deleted = {i for i in range(len(bl)) if i not in pairs and key(bl[i]) is None}
         inserted: dict[int, list[str]] = {}
         gap = 0
@@ -71,7 +75,7 @@ def ordered_clash(
     return ""
 
 
-def _sort_text(element: Any, texts: Texts) -> str:
+def _sort_text(element: cst.CSTNode, texts: Texts) -> str:
     if isinstance(element, cst.ImportAlias):
         return texts.of(element.name)
     value = getattr(element, "value", None) or getattr(element, "decorator", None) or element
@@ -81,44 +85,58 @@ def _sort_text(element: Any, texts: Texts) -> str:
     return texts.of(value)
 
 
-def _is_sorted(keys: list[Any]) -> bool:
+def _is_sorted(keys: Sequence[tuple[int, str, str]]) -> bool:
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _by_type(name: str) -> tuple[int, str]:
+# Each order is a sort key of one shape, (rank, name, tie-break), so that
+# keys of one order always compare.
+
+
+def _by_type(name: str) -> tuple[int, str, str]:
     # isort's and ruff's default for imported names: CONSTANTS, Classes, then the rest.
     if name.isupper() and len(name) > 1:
-        return (0, name)
-    return (1, name) if name[:1].isupper() else (2, name)
+        return (0, name, "")
+    return (1, name, "") if name[:1].isupper() else (2, name, "")
 
 
-def _plain(name: str) -> str:
-    return name
+def _plain(name: str) -> tuple[int, str, str]:
+    return (0, name, "")
 
 
-def _folded(name: str) -> tuple[str, str]:
-    return (name.lower(), name)
+def _folded(name: str) -> tuple[int, str, str]:
+    return (0, name.lower(), name)
 
 
 # Tried in this order; the first that every version satisfies is the convention.
-_SORT_ORDERS: tuple[Callable[[str], Any], ...] = (_by_type, _plain, _folded)
+_SORT_ORDERS: tuple[Callable[[str], tuple[int, str, str]], ...] = (_by_type, _plain, _folded)
 
 
-def keep_sorted(merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], texts: Texts) -> list[Any]:
+# One collection as base, ours and theirs have it.
+Versions = tuple[Sequence[cst.CSTNode], Sequence[cst.CSTNode], Sequence[cst.CSTNode]]
+
+
+def keep_sorted(merged: list[cst.CSTNode], versions: Versions, texts: Texts) -> list[cst.CSTNode]:
     """A commutative collection sorted in base and on both sides stays sorted.
 
     That is the convention isort and ruff enforce on imported names; the
     default, ours then theirs, would break it on every merge.
     """
-    if max(len(bl), len(ol), len(tl)) < 2:
+    if max(len(seq) for seq in versions) < 2:
         return merged
     for order in _SORT_ORDERS:
-        if all(_is_sorted([order(_sort_text(e, texts)) for e in seq]) for seq in (bl, ol, tl)):
+        if all(_is_sorted([order(_sort_text(e, texts)) for e in seq]) for seq in versions):
             return sorted(merged, key=lambda e: order(_sort_text(e, texts)))
     return merged
 
 
-def _comma_style(comma: Any, texts: Texts) -> Hashable:
+def _comma(element: cst.CSTNode) -> cst.Comma | None:
+    """The comma after an element, if it has one written."""
+    comma = getattr(element, "comma", None)
+    return comma if isinstance(comma, cst.Comma) else None
+
+
+def _comma_style(comma: object, texts: Texts) -> Hashable:
     if not isinstance(comma, cst.Comma):
         return "none"
     after = comma.whitespace_after
@@ -127,9 +145,7 @@ def _comma_style(comma: Any, texts: Texts) -> Hashable:
     return ("space", texts.of(after))
 
 
-def fix_separators(
-    merged: list[Any], bl: Sequence[Any], ol: Sequence[Any], tl: Sequence[Any], texts: Texts, layout_side: Hand
-) -> list[Any]:
+def fix_separators(merged: list[cst.CSTNode], versions: Versions, texts: Texts, layout_side: Hand) -> list[cst.CSTNode]:
     """Give every element a separator in the layout side's style (ours, unless too wide).
 
     That layout wins whole, brackets included (see `Merger.merge_fields`):
@@ -140,16 +156,17 @@ def fix_separators(
     elements keep their separators: a call wrapped by hand after its third
     argument stays wrapped there.
     """
+    bl, ol, tl = versions
     layout = (tl or ol or bl) if layout_side == "theirs" else (ol or tl or bl)
     if not layout:
         return merged
-    sep: Any = next((e.comma for e in layout[:-1] if isinstance(e.comma, cst.Comma)), None)
+    sep: cst.Comma | cst.MaybeSentinel | None = next((c for c in map(_comma, layout[:-1]) if c is not None), None)
     if sep is None:
         sep = next(
-            (e.comma for seq in (ol, tl, bl) for e in seq[:-1] if isinstance(e.comma, cst.Comma)),
+            (c for seq in (ol, tl, bl) for c in map(_comma, seq[:-1]) if c is not None),
             cst.MaybeSentinel.DEFAULT,
         )
-    last = layout[-1].comma
+    last = getattr(layout[-1], "comma", cst.MaybeSentinel.DEFAULT)
     sep_style, last_style = _comma_style(sep, texts), _comma_style(last, texts)
     # The layout side's elements, and elements the merge built (from the
     # layout side's node, so with its separator): these keep theirs.
@@ -157,10 +174,10 @@ def fix_separators(
     own = {id(e) for e in layout} | {id(e) for e in merged if id(e) not in originals}
     out = []
     for i, e in enumerate(merged):
-        style = _comma_style(e.comma, texts)
+        style = _comma_style(getattr(e, "comma", None), texts)
         if i == len(merged) - 1:
             want, want_style = last, last_style
-        elif id(e) in own and isinstance(e.comma, cst.Comma) and style != last_style:
+        elif id(e) in own and _comma(e) is not None and style != last_style:
             out.append(e)  # a separator of the layout's own, where its author put it
             continue
         else:
@@ -169,3 +186,102 @@ def fix_separators(
             e = e.with_changes(comma=want)
         out.append(e)
     return out
+
+
+@dataclass
+class Region:
+    """Elements in conflict inside one collection: each side's run and base's, with why."""
+
+    ours: list[cst.CSTNode]
+    base: list[cst.CSTNode]
+    theirs: list[cst.CSTNode]
+    conflict: MergeConflict
+    number: int = field(default=-1)
+
+    @property
+    def template(self) -> cst.CSTNode:
+        """An element of the collection, to build the sentinel that stands in for the region."""
+        return next(x for version in (self.ours, self.base, self.theirs) for x in version)
+
+
+def bracketed(parent: cst.CSTNode, name: str, versions: Sequence[Sequence[cst.CSTNode]]) -> bool:
+    """Whether a conflict in this collection can be marked inside its brackets.
+
+    Markers take lines of their own, so the collection must allow line
+    breaks wherever an element stands: a list, set, dict or call, a
+    parenthesised tuple, bases of a class with parentheses, an import's
+    names in parentheses.  Parameters stay with the header conflict of
+    their definition, whose `*` and `/` markers do not move.
+    """
+    if not any(versions):
+        return False
+    if isinstance(parent, (cst.List, cst.Set, cst.Dict)):
+        return name == "elements"
+    if isinstance(parent, cst.Call):
+        return name == "args"
+    if isinstance(parent, cst.Tuple):
+        return name == "elements" and bool(parent.lpar)
+    if isinstance(parent, cst.ImportFrom):
+        return name == "names" and parent.lpar is not None
+    if isinstance(parent, cst.ClassDef):
+        return name in ("bases", "keywords") and isinstance(parent.lpar, cst.LeftParen)
+    return False
+
+
+def region_sentinel(template: cst.CSTNode, name: str, before: Sequence[object]) -> cst.CSTNode:
+    """An element of *template*'s kind that is only the sentinel *name*, valid Python where it stands.
+
+    Among arguments it is `**name` once a keyword argument precedes it
+    (a positional argument may not follow one), and in a dict `**name`.
+    """
+    sentinel = cst.Name(name)
+    if isinstance(template, cst.Arg):
+        after_keywords = any(isinstance(a, cst.Arg) and (a.keyword is not None or a.star == "**") for a in before)
+        return cst.Arg(value=sentinel, star="**" if after_keywords else "")
+    if isinstance(template, (cst.DictElement, cst.StarredDictElement)):
+        return cst.StarredDictElement(value=sentinel)
+    if isinstance(template, cst.ImportAlias):
+        return cst.ImportAlias(name=sentinel)
+    return cst.Element(value=sentinel)
+
+
+def holding(parent: cst.CSTNode, name: str, elements: Sequence[cst.CSTNode]) -> cst.CSTNode:
+    """*parent* holding *elements* in field *name*, cut to what parses alone (a class to its header)."""
+    node: cst.CSTNode = parent.with_changes(**{name: elements})
+    if isinstance(node, cst.ClassDef):
+        node = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])]))
+    return node
+
+
+# (whether it is one element both sides kept, base's run, ours', theirs')
+Chunk = tuple[bool, list[cst.CSTNode], list[cst.CSTNode], list[cst.CSTNode]]
+
+
+def ordered_chunks(
+    bl: Sequence[cst.CSTNode],
+    ol: Sequence[cst.CSTNode],
+    tl: Sequence[cst.CSTNode],
+    po: dict[int, int],
+    pt: dict[int, int],
+) -> list[Chunk] | None:
+    """An ordered sequence cut as diff3 cuts lines: elements both sides kept, and the runs between them.
+
+    None when a side's pairing is out of order (a keyword argument moved):
+    then there are no runs to speak of.
+    """
+    for pairs in (po, pt):
+        order = [pairs[i] for i in sorted(pairs)]
+        if any(a >= b for a, b in zip(order, order[1:], strict=False)):
+            return None
+    kept = [i for i in sorted(po) if i in pt]
+    chunks: list[Chunk] = []
+    pb = po_prev = pt_prev = -1
+    for i in [*kept, len(bl)]:
+        oi, ti = (po[i], pt[i]) if i < len(bl) else (len(ol), len(tl))
+        run = (list(bl[pb + 1 : i]), list(ol[po_prev + 1 : oi]), list(tl[pt_prev + 1 : ti]))
+        if any(run):
+            chunks.append((False, *run))
+        if i < len(bl):
+            chunks.append((True, [bl[i]], [ol[oi]], [tl[ti]]))
+        pb, po_prev, pt_prev = i, oi, ti
+    return chunks

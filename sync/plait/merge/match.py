@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from .tree import (
     Texts,
@@ -25,9 +26,9 @@ from .tree import (
     branch_key,
     case_key,
     child_bodies,
-    dotted,
     handler_key,
     if_chain,
+    imported_names,
     kind_of,
     nested_bodies,
     statement_key,
@@ -100,7 +101,7 @@ def match_sequence(
     rest_s = [j for j in range(len(side)) if j not in taken]
     if rest_b and rest_s:
         sm = SequenceMatcher(
-            None, [texts.of(base[i]) for i in rest_b], [texts.of(side[j]) for j in rest_s], autojunk=False
+            None, [texts.bare(base[i]) for i in rest_b], [texts.bare(side[j]) for j in rest_s], autojunk=False
         )
         for a, b, size in sm.get_matching_blocks():
             for d in range(size):
@@ -126,6 +127,11 @@ def _may_pair(bkey: Hashable | None, skey: Hashable | None, b: cst.CSTNode, x: c
         return False
     if bkey is None or skey is None or bkey == skey:
         return True
+    if isinstance(bkey, tuple) and bkey[:1] == ("from",):
+        # An import is its module and its names: the same names from
+        # another module is that import, edited (`.a` became `.b`).
+        names = imported_names(b)
+        return names is not None and names == imported_names(x)
     return not (isinstance(bkey, tuple) and bkey[:1] in _NAME_KEYS)
 
 
@@ -155,8 +161,10 @@ def _pair_gaps(
         if i in pairs:
             nxt = min(nxt, pairs[i])
         next_side[i] = nxt
+    paired_last = -1
     for i in unmatched:
-        lo, hi = prev_side[i], next_side[i]
+        # A pair made in this pass bounds the next ones too: pairs never cross.
+        lo, hi = max(prev_side[i], paired_last), next_side[i]
         best, best_sim = None, -1.0
         window = [j for j in range(lo + 1, hi) if j not in taken and _may_pair(bkeys[i], skeys[j], base[i], side[j])]
         for j in window:
@@ -168,9 +176,10 @@ def _pair_gaps(
         if best_sim >= GAP_MIN_SIMILARITY or len(window) == 1:
             pairs[i] = best
             taken.add(best)
+            paired_last = best
 
 
-ElementKey = Callable[[Any], Hashable | None]
+ElementKey = Callable[[cst.CSTNode], Hashable | None]
 
 
 def element_policy(
@@ -182,6 +191,7 @@ def element_policy(
     different key is a different element.  `commutative` holds the ids of
     list and tuple literals that are data (``__all__``); every other list,
     tuple and positional argument list is ordered and pairs like statements.
+    Each key names the element kind it reads; any other node has no key.
     """
     t = texts
 
@@ -189,35 +199,77 @@ def element_policy(
         # By syntax, so a re-quoted entry is still the same entry.
         return t.syntax(node) or t.of(node)
 
+    def imported(a: cst.CSTNode) -> Hashable | None:
+        if not isinstance(a, cst.ImportAlias):
+            return None
+        return t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")
+
+    def entry(e: cst.CSTNode) -> Hashable | None:
+        if isinstance(e, cst.DictElement):
+            return value(e.key)
+        return "**" + value(e.value) if isinstance(e, cst.StarredDictElement) else None
+
+    def element(e: cst.CSTNode) -> Hashable | None:
+        return value(e.value) if isinstance(e, cst.BaseElement) else None
+
+    def argument(a: cst.CSTNode) -> Hashable | None:
+        if not isinstance(a, cst.Arg):
+            return None
+        if a.keyword is not None:
+            return ("kw", a.keyword.value)
+        return ("star", a.star, t.of(a.value)) if a.star else None
+
+    def base(a: cst.CSTNode) -> Hashable | None:
+        return value(a.value) if isinstance(a, cst.Arg) else None
+
+    def class_keyword(a: cst.CSTNode) -> Hashable | None:
+        if not isinstance(a, cst.Arg):
+            return None
+        return a.keyword.value if a.keyword is not None else t.of(a.value)
+
+    def decorator(d: cst.CSTNode) -> Hashable | None:
+        # A decorator is its callee: `@cache` and `@cache(maxsize=8)` are one decorator.
+        if not isinstance(d, cst.Decorator):
+            return None
+        return get_full_name_for_node(d.decorator) or t.of(d.decorator)
+
+    def parameter(p: cst.CSTNode) -> Hashable | None:
+        return p.name.value if isinstance(p, cst.Param) else None
+
+    def handler(h: cst.CSTNode) -> Hashable | None:
+        return handler_key(h, t) if isinstance(h, (cst.ExceptHandler, cst.ExceptStarHandler)) else None
+
+    def case(c: cst.CSTNode) -> Hashable | None:
+        return case_key(c, t) if isinstance(c, cst.MatchCase) else None
+
     if isinstance(parent, (cst.ImportFrom, cst.Import)) and field == "names":
-        return (lambda a: t.of(a.name) + (" as " + t.of(a.asname.name) if a.asname else "")), False
+        return imported, False
     if isinstance(parent, cst.Dict) and field == "elements":
-        return (lambda e: value(e.key) if isinstance(e, cst.DictElement) else "**" + value(e.value)), False
+        return entry, False
     if isinstance(parent, cst.Set) and field == "elements":
-        return (lambda e: value(e.value)), False
+        return element, False
     if isinstance(parent, (cst.List, cst.Tuple)) and field == "elements" and id(parent) in commutative:
-        return (lambda e: value(e.value)), False
+        return element, False
     if isinstance(parent, cst.Call) and field == "args":
-        return (
-            lambda a: (
-                ("kw", a.keyword.value)
-                if a.keyword is not None
-                else (("star", a.star, t.of(a.value)) if a.star else None)
-            )
-        ), True
+        return argument, True
     if isinstance(parent, cst.ClassDef) and field == "bases":
-        return (lambda a: value(a.value)), False
+        return base, False
     if isinstance(parent, cst.ClassDef) and field == "keywords":
-        return (lambda a: a.keyword.value if a.keyword is not None else t.of(a.value)), False
+        return class_keyword, False
     if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and field == "decorators":
-        return (lambda d: dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), False
+        return decorator, False
     if isinstance(parent, cst.Parameters) and field in ("params", "kwonly_params", "posonly_params"):
-        return (lambda p: p.name.value), False
+        return parameter, False
     if isinstance(parent, (cst.Try, cst.TryStar)) and field == "handlers":
-        return (lambda h: handler_key(h, t)), True
+        return handler, True
     if isinstance(parent, cst.Match) and field == "cases":
-        return (lambda c: case_key(c, t)), True
-    return (lambda _n: None), True
+        return case, True
+    return unkeyed, True
+
+
+def unkeyed(_node: cst.CSTNode) -> Hashable | None:
+    """The key of an element that has none: it pairs by position and text."""
+    return None
 
 
 Branch = cst.If | cst.Else
@@ -274,7 +326,7 @@ def paired_bodies(
     return out
 
 
-def _ancestry(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> list[cst.CSTNode]:
+def _ancestry(node: cst.BaseStatement, parents: dict[int, cst.BaseStatement]) -> list[cst.BaseStatement]:
     """Enclosing statements, nearest first."""
     out = []
     cur = parents.get(id(node))
@@ -284,7 +336,7 @@ def _ancestry(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> list[cst.CS
     return out
 
 
-def _def_name(ancestry: list[cst.CSTNode]) -> str:
+def _def_name(ancestry: list[cst.BaseStatement]) -> str:
     return next((a.name.value for a in ancestry if isinstance(a, cst.FunctionDef)), "")
 
 
@@ -297,21 +349,21 @@ def _name_affinity(a: str, b: str) -> bool:
 class SideMatch:
     """Base statements paired with one side's statements, moves included."""
 
-    fwd: dict[int, cst.CSTNode] = field(default_factory=dict)
-    back: dict[int, cst.CSTNode] = field(default_factory=dict)
+    fwd: dict[int, cst.BaseStatement] = field(default_factory=dict)
+    back: dict[int, cst.BaseStatement] = field(default_factory=dict)
     # ids of base statements whose partner stands in another body (moved).
     moved: set[int] = field(default_factory=set)
     # ids of side statements that hold a move destination somewhere inside.
     holds_move: set[int] = field(default_factory=set)
 
-    def pair(self, b: cst.CSTNode, x: cst.CSTNode) -> None:
+    def pair(self, b: cst.BaseStatement, x: cst.BaseStatement) -> None:
         self.fwd[id(b)] = x
         self.back[id(x)] = b
 
-    def partner(self, b: cst.CSTNode) -> cst.CSTNode | None:
+    def partner(self, b: cst.BaseStatement) -> cst.BaseStatement | None:
         return self.fwd.get(id(b))
 
-    def origin(self, x: cst.CSTNode) -> cst.CSTNode | None:
+    def origin(self, x: cst.BaseStatement) -> cst.BaseStatement | None:
         return self.back.get(id(x))
 
 
@@ -323,15 +375,15 @@ class StatementMatcher:
         self.deadline = deadline
         # Keys depend on a statement's place in its body (see `body_keys`),
         # so they are computed per body and looked up per statement.
-        self._keys: dict[int, tuple[cst.CSTNode, Hashable | None]] = {}
+        self._keys: dict[int, tuple[cst.BaseStatement, Hashable | None]] = {}
 
-    def keys_of(self, body: Sequence[cst.CSTNode]) -> list[Hashable | None]:
+    def keys_of(self, body: Sequence[cst.BaseStatement]) -> list[Hashable | None]:
         keys: list[Hashable | None] = list(body_keys(body, self.texts))
         for stmt, key in zip(body, keys, strict=True):
             self._keys[id(stmt)] = (stmt, key)
         return keys
 
-    def key(self, stmt: cst.CSTNode) -> Hashable | None:
+    def key(self, stmt: cst.BaseStatement) -> Hashable | None:
         hit = self._keys.get(id(stmt))
         if hit is not None and hit[0] is stmt:
             return hit[1]
@@ -347,7 +399,9 @@ class StatementMatcher:
                 break
         return m
 
-    def _match_bodies(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> None:
+    def _match_bodies(
+        self, bbody: Sequence[cst.BaseStatement], xbody: Sequence[cst.BaseStatement], m: SideMatch
+    ) -> None:
         self.deadline.check()
         pairs = match_sequence(bbody, xbody, self.texts, self.keys_of)
         for i, j in pairs.items():
@@ -355,7 +409,7 @@ class StatementMatcher:
         for i, j in pairs.items():
             self._descend(bbody[i], xbody[j], m)
 
-    def _descend(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
+    def _descend(self, b: cst.BaseStatement, x: cst.BaseStatement, m: SideMatch) -> None:
         if self.texts.of(b) == self.texts.of(x):
             # Identical subtrees still pair statement by statement: the other
             # side may move a block out of this one (extract a helper, wrap a
@@ -366,7 +420,7 @@ class StatementMatcher:
         for bb, xb in paired_bodies(b, x, self.texts):
             self._match_bodies(bb, xb, m)
 
-    def _pair_identical(self, b: cst.CSTNode, x: cst.CSTNode, m: SideMatch) -> None:
+    def _pair_identical(self, b: cst.BaseStatement, x: cst.BaseStatement, m: SideMatch) -> None:
         stack = [(b, x)]
         while stack:
             bs, xs = stack.pop()
@@ -378,11 +432,11 @@ class StatementMatcher:
     # -- moves -------------------------------------------------------------------
     def _unpaired(
         self,
-        body: Sequence[cst.CSTNode],
-        counterpart: Callable[[cst.CSTNode], cst.CSTNode | None],
-        out: list[cst.CSTNode],
-        parents: dict[int, cst.CSTNode],
-        parent: cst.CSTNode | None = None,
+        body: Sequence[cst.BaseStatement],
+        counterpart: Callable[[cst.BaseStatement], cst.BaseStatement | None],
+        out: list[cst.BaseStatement],
+        parents: dict[int, cst.BaseStatement],
+        parent: cst.BaseStatement | None = None,
     ) -> None:
         """Statements of *body*, at any depth, with no counterpart: base's orphans or a side's newcomers.
 
@@ -401,16 +455,16 @@ class StatementMatcher:
             for _slot, inner in child_bodies(s, self.texts):
                 self._unpaired(inner, counterpart, out, parents, s)
 
-    def _find_moves(self, bbody: Sequence[cst.CSTNode], xbody: Sequence[cst.CSTNode], m: SideMatch) -> bool:
-        orphans: list[cst.CSTNode] = []
-        newcomers: list[cst.CSTNode] = []
-        parents: dict[int, cst.CSTNode] = {}
-        orphan_parents: dict[int, cst.CSTNode] = {}
+    def _find_moves(self, bbody: Sequence[cst.BaseStatement], xbody: Sequence[cst.BaseStatement], m: SideMatch) -> bool:
+        orphans: list[cst.BaseStatement] = []
+        newcomers: list[cst.BaseStatement] = []
+        parents: dict[int, cst.BaseStatement] = {}
+        orphan_parents: dict[int, cst.BaseStatement] = {}
         self._unpaired(bbody, m.partner, orphans, orphan_parents)
         self._unpaired(xbody, m.origin, newcomers, parents)
         if not orphans or not newcomers:
             return False
-        by_kind: dict[str, list[cst.CSTNode]] = {}
+        by_kind: dict[str, list[cst.BaseStatement]] = {}
         for n in newcomers:
             if self.texts.size(n) >= MOVE_MIN_WORDS:
                 by_kind.setdefault(kind_of(n), []).append(n)
@@ -468,7 +522,7 @@ class StatementMatcher:
         return bool(found)
 
     @staticmethod
-    def _inside(node: cst.CSTNode, ids: set[int], parents: dict[int, cst.CSTNode]) -> bool:
+    def _inside(node: cst.BaseStatement, ids: set[int], parents: dict[int, cst.BaseStatement]) -> bool:
         anc = parents.get(id(node))
         while anc is not None:
             if id(anc) in ids:

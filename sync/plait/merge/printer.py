@@ -52,7 +52,7 @@ class _Capturing(_Printer):
         self,
         module: cst.Module,
         kinds: Collection[type[cst.CSTNode]],
-        memo: dict[int, tuple[Any, str]],
+        memo: dict[int, tuple[cst.CSTNode, str]],
         places: dict[int, Place],
     ) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -75,7 +75,7 @@ class _Capturing(_Printer):
 def capture(
     module: cst.Module,
     kinds: Collection[type[cst.CSTNode]],
-    memo: dict[int, tuple[Any, str]],
+    memo: dict[int, tuple[cst.CSTNode, str]],
     places: dict[int, Place],
 ) -> None:
     """Print *module* once, keeping in *memo* (id -> (node, text)) the text of every node whose type is in *kinds*,
@@ -127,6 +127,8 @@ class _Reuse(cst.CSTTransformer):
             return isinstance(node, cst.BaseCompoundStatement)
         return isinstance(node, _HOLDS_STATEMENTS)
 
+    # libcst types `on_leave` as giving back a node of the type it left; a
+    # `_Verbatim` stands in for any statement, which no TypeVar can say.
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
         if isinstance(original_node, cst.IndentedBlock):
             self.indents.pop()

@@ -1,10 +1,15 @@
-"""Stage 4, render: code out, conflict markers in, and the re-parse check.
+"""Stage 4, render: code out, conflict markers in.
 
 libcst prints the merged tree; every region that came from an input node
 prints byte for byte as it was.  A conflict was left in the tree as sentinel
 statements around the three versions, so each version is printed at its real
 indentation (multi-line strings included) and only the sentinel lines become
-markers, at column 0 as git writes them.
+markers, at column 0 as git writes them.  A conflict over some elements of a
+collection was left as one sentinel element with its three sections printed
+beside it; here it becomes markers on lines of their own inside the brackets.
+
+Whether the result re-parses is checked after this stage, by `engine`, with
+the audits: a result that does not is never called clean.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .conflicts import Conflict, Markers, Part, PendingConflict, Sentinels
+from .conflicts import DEFAULT_MARKERS, Conflict, Markers, Part, PendingConflict, Sentinels
 from .tree import Texts
 
 
@@ -30,7 +35,10 @@ def render(
     for line in text.splitlines(keepends=True):
         hit = sentinels.read(line)
         if hit is None or hit[0] not in by_number:
-            out.append(line)
+            if sentinels.find_elements(line) is None:
+                out.append(line)
+            else:
+                _element_regions(line, sentinels, by_number, markers, newline, out, first_line)
             continue
         number, part = hit
         p = by_number[number]
@@ -44,6 +52,71 @@ def render(
     # were never printed; only the printed ones are reported.
     conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
     return "".join(out), conflicts
+
+
+def _element_regions(
+    line: str,
+    sentinels: Sentinels,
+    by_number: dict[int, PendingConflict],
+    markers: Markers,
+    newline: str,
+    out: list[str],
+    first_line: dict[int, int],
+    taking: Part | None = None,
+) -> None:
+    """Markers on lines of their own around elements in conflict, inside the brackets of one line.
+
+    `other = [1, <sentinel>]` becomes `other = [1,`, the three sections
+    each on lines of their own, and `]`.  Sections and what follows are
+    indented like the line, or like the elements where they stand one per
+    line; inside brackets, indentation is free.  *taking* lays out one
+    section alone, without markers: what a person gets who takes it.
+    """
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    rest = line
+    while (found := sentinels.find_elements(rest)) is not None and found[2] in by_number:
+        start, end, number = found
+        p = by_number[number]
+        assert p.sections is not None
+        prefix = rest[:start].removesuffix("**")
+        if prefix.strip():
+            out.append(prefix.rstrip() + newline)
+        else:
+            indent = prefix  # the elements stand one per line, at this column
+        first_line[number] = len(out) + 1
+        parts: tuple[Part, Part, Part] = ("ours", "base", "theirs")
+        for part, section in zip(parts, p.sections, strict=True):
+            if taking is None:
+                out.append(markers.line(part) + newline)
+            elif part != taking:
+                continue
+            body = section.replace("\r\n", "\n").rstrip(" \t\n")
+            if body:
+                out.append(indent + body.replace("\n", newline) + newline)
+        if taking is None:
+            out.append(markers.line("end") + newline)
+        rest = rest[end:].removeprefix(",").lstrip(" \t")
+        if not rest.strip():
+            return
+        rest = indent + rest
+    out.append(rest)
+
+
+def taking_elements(text: str, sentinels: Sentinels, pending: Sequence[PendingConflict], part: Part) -> str:
+    """*text*, a statement printed alone, with each conflict over elements resolved to one section.
+
+    Laid out as `render` lays out the markers, so the merge stage can check
+    that taking a section gives Python where the statement stands (inside
+    an f-string, a line break does not).
+    """
+    by_number = {p.number: p for p in pending if p.sections is not None}
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if sentinels.find_elements(line) is None:
+            out.append(line)
+        else:
+            _element_regions(line, sentinels, by_number, DEFAULT_MARKERS, "\n", out, {}, part)
+    return "".join(out)
 
 
 def header_lines(skeleton: cst.FunctionDef | cst.ClassDef, indent: str, newline: str) -> list[str]:

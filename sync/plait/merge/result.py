@@ -33,7 +33,11 @@ class Change:
 
     ``detail`` names the element (``except type OSError``,
     ``branch mode == "uds"``); ``note`` says more when needed, e.g. that the
-    change followed a block the other side moved.
+    change followed a block the other side moved.  A changed definition
+    (or the module's own statements) names the first statement the side
+    changed in it, in ``statement``: ``timeout = max(timeout, 1.0)`` in
+    ``Config.__init__``, where "changed module-level statements" said
+    nothing a maintainer could find.
     """
 
     side: Side
@@ -41,10 +45,17 @@ class Change:
     path: str
     detail: str = ""
     note: str = ""
+    statement: str = ""
+
+    @property
+    def what(self) -> str:
+        """The changed thing: ``Config.__init__: timeout = max(timeout, 1.0)``, ``parameter uds in Client``."""
+        if self.statement:
+            return f"{self.path}: {self.statement}"
+        return f"{self.detail} in {self.path}" if self.detail else self.path
 
     def describe(self) -> str:
-        what = f"{self.detail} in {self.path}" if self.detail else self.path
-        text = f"{self.side} {self.kind} {what}"
+        text = f"{self.side} {self.kind} {self.what}"
         return f"{text} ({self.note})" if self.note else text
 
 

@@ -14,14 +14,20 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .conflicts import Conflict
-
-if TYPE_CHECKING:
-    from .inventory import Inventory
-
-MODULE = "<module>"
+from .facts import (
+    DEFINITIONS,
+    MODULE,
+    Call,
+    NamesAndCalls,
+    first_line,
+    from_module,
+    import_bindings,
+    last_line,
+    nested_bodies,
+)
+from .result import Hand
 
 
 def undefined_names(tree: ast.Module) -> dict[str, list[int]]:
@@ -69,12 +75,11 @@ def _binds(node: ast.AST) -> Iterator[tuple[str, str]]:
     elif isinstance(node, ast.ClassDef):
         yield node.name, "the class"
     elif isinstance(node, ast.Import):
-        for alias in node.names:
-            yield (alias.asname or alias.name.partition(".")[0]), f"the import of {alias.name}"
+        for name, alias in import_bindings(node):
+            yield name, f"the import of {alias.name}"
     elif isinstance(node, ast.ImportFrom):
-        module = "." * node.level + (node.module or "")
-        for alias in node.names:
-            yield (alias.asname or alias.name), f"the {module} import"
+        for name, _alias in import_bindings(node):
+            yield name, f"the {from_module(node)} import"
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
         yield node.id, "the assignment"
     elif isinstance(node, ast.arg):
@@ -89,7 +94,7 @@ class Use:
     path: str
     first: int  # 1-based first and last line of the statement to mark
     last: int
-    side: str  # whose new code it is: "ours" or "theirs"
+    side: Hand  # whose new code it is
 
 
 class SemanticCheck:
@@ -100,7 +105,7 @@ class SemanticCheck:
     none of base, ours and theirs count.
     """
 
-    def __init__(self, base: ast.Module, ours: ast.Module, theirs: ast.Module, invs: Sequence[Inventory]) -> None:
+    def __init__(self, base: ast.Module, ours: ast.Module, theirs: ast.Module, invs: Sequence[NamesAndCalls]) -> None:
         self.trees = {"base": base, "ours": ours, "theirs": theirs}
         self.invs = dict(zip(("base", "ours", "theirs"), invs, strict=True))
         self._undefined: dict[str, dict[str, list[int]]] = {}
@@ -123,7 +128,7 @@ class SemanticCheck:
                 break
         return found
 
-    def conflicts(self, result: ast.Module, inv: Inventory) -> tuple[list[Conflict], list[Use]]:
+    def conflicts(self, result: ast.Module, inv: NamesAndCalls) -> tuple[list[Conflict], list[Use]]:
         """One `semantic` conflict per statement of the result that uses a new undefined name,
         or calls a function of this module with arguments its merged signature refuses."""
         spans = StatementSpans(result)
@@ -134,7 +139,7 @@ class SemanticCheck:
         calls, call_uses = self._call_conflicts(result, inv, spans, {(u.first, u.last) for u in name_uses})
         return names + calls, name_uses + call_uses
 
-    def _may_leave_undefined(self, inv: Inventory) -> bool:
+    def _may_leave_undefined(self, inv: NamesAndCalls) -> bool:
         """Whether the result might use a name where no input left it unbound.
 
         Only a binding some input has and the result lost can make a use
@@ -149,7 +154,7 @@ class SemanticCheck:
         return False
 
     def _call_conflicts(
-        self, result: ast.Module, inv: Inventory, spans: StatementSpans, seen: set[tuple[int, int]]
+        self, result: ast.Module, inv: NamesAndCalls, spans: StatementSpans, seen: set[tuple[int, int]]
     ) -> tuple[list[Conflict], list[Use]]:
         """Calls the merged signatures refuse that no input's signatures refused.
 
@@ -165,12 +170,12 @@ class SemanticCheck:
         changed = {q for q, sig in merged.items() if q in sigs["base"] and sig != sigs["base"][q]}
         if not changed:
             return [], []
-        misfits = [c for c in inv.calls if c.qualname in changed and not c.fits(merged.get(c.qualname))]
+        misfits = [c for c in inv.calls if c.qualname in changed and not fits(c, merged.get(c.qualname))]
         if not misfits:
             return [], []
         # A call that already did not fit on some input is that input's problem, not the merge's.
         broken_before = {
-            c.ident for label, side in self.invs.items() for c in side.calls if not c.fits(sigs[label].get(c.qualname))
+            c.ident for label, side in self.invs.items() for c in side.calls if not fits(c, sigs[label].get(c.qualname))
         }
         conflicts: list[Conflict] = []
         uses: list[Use] = []
@@ -189,7 +194,7 @@ class SemanticCheck:
                 ),
                 None,
             )
-            caller = "ours" if changer != "ours" else "theirs"
+            caller: Hand = "ours" if changer != "ours" else "theirs"
             what = merged[call.qualname].describe() if call.qualname in merged else "its signature"
             where = "at module level" if path == MODULE else f"in `{path}`"
             if changer is not None:
@@ -220,13 +225,13 @@ class SemanticCheck:
                     continue
                 seen.add((first, last))
                 where = "at module level" if path == MODULE else f"in `{path}`"
-                user = "ours" if remover != "ours" else "theirs"
+                user: Hand = "ours" if remover != "ours" else "theirs"
                 if remover is not None:
                     reason = f"{remover} removed `{name}` ({base_binds[name].what}); {user}' code {where} uses it"
                 else:
                     reason = f"the merged code {where} uses `{name}`, which neither side leaves defined there"
                 conflicts.append(Conflict(path, "semantic", reason, first))
-                uses.append(Use(name, path, first, last, "ours" if remover != "ours" else "theirs"))
+                uses.append(Use(name, path, first, last, user))
         return conflicts, uses
 
 
@@ -275,116 +280,21 @@ def signatures(tree: ast.Module) -> dict[str, Signature]:
     return out
 
 
-@dataclass(frozen=True)
-class Call:
-    """A call the module may resolve itself (a name, or a method on `self`), with what it supplies."""
-
-    qualname: str  # `name` for a module function, `Class.name` for a method
-    scope: str  # the definition it stands in
-    node: ast.Call
-    positional: int
-    keywords: tuple[str, ...]
-    spread: bool  # *args or **kwargs: any signature might fit
-
-    @property
-    def line(self) -> int:
-        return self.node.lineno
-
-    @property
-    def ident(self) -> tuple[str, str, str]:
-        """The call as another side would spell it: the same callee, scope and syntax."""
-        return (self.qualname, self.scope, ast.dump(self.node))
-
-    @classmethod
-    def of(cls, node: ast.Call, scope: str, enclosing_class: str | None) -> Call | None:
-        func = node.func
-        if isinstance(func, ast.Name):
-            qualname = func.id
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-            if enclosing_class is None:
-                return None
-            qualname = f"{enclosing_class}.{func.attr}"
-        else:
-            return None
-        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
-        keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
-        return cls(qualname, scope, node, len(node.args), keywords, spread)
-
-    def fits(self, sig: Signature | None) -> bool:
-        if sig is None or self.spread:
-            return True
-        if self.positional > len(sig.positional) and not sig.varargs:
+def fits(call: Call, sig: Signature | None) -> bool:
+    """Whether *call* supplies what *sig* requires (unknown signatures and spread arguments fit)."""
+    if sig is None or call.spread:
+        return True
+    if call.positional > len(sig.positional) and not sig.varargs:
+        return False
+    filled = set(sig.positional[: call.positional])
+    for name in call.keywords:
+        if name in filled:
             return False
-        filled = set(sig.positional[: self.positional])
-        for name in self.keywords:
-            if name in filled:
-                return False
-            if name not in sig.positional and name not in sig.kwonly and not sig.varkw:
-                return False
-            filled.add(name)
-        missing = [n for n in sig.positional[: sig.required] if n not in filled]
-        return not missing and all(n in filled for n in sig.kwonly_required)
-
-
-def insertion_dependency(ours: str, theirs: str) -> str:
-    """Why ours-then-theirs is unsafe for two runs of statements inserted at one point ("" when it is safe).
-
-    It is unsafe when one run reads a name the other assigns (theirs' code
-    would run on a value its author never had), or both assign one name.
-    *ours* and *theirs* are the runs' source, at indentation zero.
-    """
-    o_names, t_names = _names_used(ours), _names_used(theirs)
-    if o_names is None or t_names is None:
-        return ""
-    (o_read, o_set), (t_read, t_set) = o_names, t_names
-    for reader, read, writer, written in (("theirs", t_read, "ours", o_set), ("ours", o_read, "theirs", t_set)):
-        shared = sorted(read & written)
-        if shared:
-            return f"both sides insert statements here and {reader}' reads `{shared[0]}`, which {writer}' assigns"
-    both = sorted(o_set & t_set)
-    if both:
-        return f"both sides insert statements here that assign `{both[0]}`"
-    return ""
-
-
-def _names_used(source: str) -> tuple[set[str], set[str]] | None:
-    """(names read, names assigned) by statements in their own scope, or None if they do not parse alone.
-
-    A function's body runs later, in its own scope: only what a definition
-    evaluates on the spot (its name, decorators, defaults, a class's bases)
-    belongs to the place it is inserted at.
-    """
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    read: set[str] = set()
-    assigned: set[str] = set()
-    todo: list[tuple[ast.AST, bool]] = [(tree, True)]  # (node, whether a store binds in the inserted scope)
-    while todo:
-        node, here = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                assigned.add(node.name)
-                todo += [(d, here) for d in node.decorator_list]
-            todo += [(d, here) for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
-            continue
-        if isinstance(node, ast.ClassDef):
-            assigned.add(node.name)
-            todo += [(n, here) for n in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]]
-            todo += [(stmt, False) for stmt in node.body]
-            continue
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                if here:
-                    assigned.add(node.id)
-            else:
-                read.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and here:
-            assigned.update((a.asname or a.name).partition(".")[0] for a in node.names)
-        inner = here and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
-    return read, assigned
+        if name not in sig.positional and name not in sig.kwonly and not sig.varkw:
+            return False
+        filled.add(name)
+    missing = [n for n in sig.positional[: sig.required] if n not in filled]
+    return not missing and all(n in filled for n in sig.kwonly_required)
 
 
 class StatementSpans:
@@ -404,38 +314,16 @@ class StatementSpans:
         body: list[ast.stmt] = self.tree.body
         span: tuple[int, int] | None = None
         while True:
-            stmt = next((s for s in body if _first_line(s) <= line <= (s.end_lineno or s.lineno)), None)
+            stmt = next((s for s in body if first_line(s) <= line <= last_line(s)), None)
             if stmt is None:
                 break
             if len(body) > 1 or span is None:
-                span = (_first_line(stmt), stmt.end_lineno or stmt.lineno)
-            inner = _inner_body(stmt, line)
+                span = (first_line(stmt), last_line(stmt))
+            inner = next((b for b in nested_bodies(stmt) if first_line(b[0]) <= line <= last_line(b[-1])), None)
             if inner is None:
                 break
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(stmt, DEFINITIONS):
                 path.append(stmt.name)
             body = inner
         first, last = span if span is not None else (line, line)
         return ".".join(path) or MODULE, first, last
-
-
-def _first_line(stmt: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(stmt, "decorator_list", None) or []
-    return min([stmt.lineno, *(d.lineno for d in decorators)])
-
-
-def _inner_body(stmt: ast.stmt, line: int) -> list[ast.stmt] | None:
-    """The nested body of *stmt* that holds *line*, if the line is in one."""
-    blocks: list[list[ast.stmt]] = []
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            blocks.append(block)
-    for handler in getattr(stmt, "handlers", None) or []:
-        blocks.append(handler.body)
-    for case in getattr(stmt, "cases", None) or []:
-        blocks.append(case.body)
-    for block in blocks:
-        if _first_line(block[0]) <= line <= (block[-1].end_lineno or block[-1].lineno):
-            return block
-    return None

@@ -64,10 +64,7 @@ def structured_merge(
         texts.capture(module)
     matcher = StatementMatcher(texts, deadline)
     sentinels = Sentinels(base, ours, theirs)
-    # PEP 8's 79 columns are never too wide: in a file of short lines, a
-    # one-line import that ours chose may still gain a name.
-    longest = max([79, *(len(line) for text in (base, ours, theirs) for line in text.splitlines())])
-    merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels, longest)
+    merger = Merger(texts, matcher.match(bm, om), matcher.match(bm, tm), deadline, sentinels)
     merged = merger.merge_module(bm, om, tm)
     text, conflicts = render(merged, merger.pending, sentinels, markers, texts)
     return text, conflicts, merger.dropped

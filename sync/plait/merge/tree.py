@@ -1,10 +1,12 @@
-"""Stage 1, parse: libcst modules seen as keyed trees.
+"""Stage 1, tree: the parsed libcst modules seen as keyed trees.
 
-libcst round-trips source byte for byte, so every region neither side changed
-can be emitted by reusing its original node.  This module gives the rest of
-the pipeline what it needs to compare nodes cheaply: memoised source text,
-identity keys (names, import modules, assignment targets, branch tests), word
-bags for similarity, and the statement bodies nested in a compound statement.
+The modules are parsed by `structured` (which knows the budget and which
+input failed); this stage reads them.  libcst round-trips source byte for
+byte, so every region neither side changed can be emitted by reusing its
+original node.  This module gives the rest of the pipeline what it needs to
+compare nodes cheaply: memoised source text, identity keys (names, import
+modules, assignment targets, branch tests), word bags for similarity, and the
+statement bodies nested in a compound statement.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.helpers import get_full_name_for_node_or_raise as full_name
 
 from . import printer
 from .spelling import has_one_spelling
@@ -50,7 +53,7 @@ _INDENTED_TYPES: frozenset[type[cst.CSTNode]] = frozenset(
 
 
 def capture_texts(
-    module: cst.Module, memo: dict[int, tuple[Any, str]], places: dict[int, printer.Place] | None = None
+    module: cst.Module, memo: dict[int, tuple[cst.CSTNode, str]], places: dict[int, printer.Place] | None = None
 ) -> None:
     """Print *module* once, keeping the text of every indented node in *memo* (id -> (node, text))."""
     printer.capture(module, _INDENTED_TYPES, memo, {} if places is None else places)
@@ -71,9 +74,9 @@ class Texts:
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, str]] = {}
-        self._words: dict[int, tuple[Any, Counter[str]]] = {}
-        self._syntax: dict[int, tuple[Any, str | None]] = {}
+        self._memo: dict[int, tuple[cst.CSTNode, str]] = {}
+        self._words: dict[int, tuple[cst.CSTNode, Counter[str]]] = {}
+        self._syntax: dict[int, tuple[cst.CSTNode, str | None]] = {}
         # Where each captured statement was printed: when its text may stand in another module.
         self._places: dict[int, printer.Place] = {}
 
@@ -116,6 +119,16 @@ class Texts:
         text = self.fresh(node)
         self._memo[id(node)] = (node, text)
         return text
+
+    def bare(self, node: cst.CSTNode) -> str:
+        """An element's text without its trailing comma: becoming last is not an edit.
+
+        Another node is its text.
+        """
+        comma = getattr(node, "comma", None)
+        if isinstance(comma, cst.Comma):
+            return self.fresh(node.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        return self.of(node)
 
     def syntax(self, node: cst.CSTNode) -> str | None:
         """The node's syntax without its formatting: an `ast.dump`, or None when it has none alone.
@@ -204,14 +217,16 @@ def _syntax_of(node: cst.CSTNode, fresh: Callable[[cst.CSTNode], str]) -> str | 
         return None
 
 
-def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str:
-    if node is None:
-        return ""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{dotted(node.value)}.{node.attr.value}"
-    return printer.code(node)
+def imported_names(stmt: cst.CSTNode) -> frozenset[tuple[str, str]] | None:
+    """The (name, alias) pairs a lone `from ... import` statement imports, or None for any other statement."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+        return None
+    return frozenset(
+        (full_name(a.name), full_name(a.asname.name) if isinstance(a.asname, cst.AsName) else "") for a in small.names
+    )
 
 
 def kind_of(stmt: cst.CSTNode) -> str:
@@ -230,10 +245,10 @@ def statement_key(stmt: cst.CSTNode, texts: Texts) -> tuple[str, ...] | None:
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         small = stmt.body[0]
         if isinstance(small, cst.ImportFrom):
-            mod = "." * len(small.relative) + (dotted(small.module) if small.module else "")
+            mod = "." * len(small.relative) + (full_name(small.module) if small.module else "")
             return ("from", mod)
         if isinstance(small, cst.Import):
-            return ("import", dotted(small.names[0].name))
+            return ("import", full_name(small.names[0].name))
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             return ("assign", texts.key(small.targets[0].target))
         if isinstance(small, cst.AnnAssign):
@@ -363,7 +378,7 @@ def child_bodies(
                 yield ("case", case_key(case, texts)), body
 
 
-def describe(node: Any, texts: Texts) -> str | None:
+def describe(node: cst.CSTNode, texts: Texts) -> str | None:
     """Name a node the way a maintainer would, for conflict reasons."""
     if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
         return "the except clause"
@@ -375,6 +390,8 @@ def describe(node: Any, texts: Texts) -> str | None:
         return f"entry {texts.of(node.value)}"
     if isinstance(node, cst.Arg) and node.keyword is not None:
         return f"keyword argument {node.keyword.value}"
+    if isinstance(node, cst.Arg):
+        return f"argument {node.star}{texts.of(node.value)}"
     if isinstance(node, cst.Param):
         return f"parameter {node.name.value}"
     if isinstance(node, cst.Decorator):
@@ -400,7 +417,7 @@ def describe(node: Any, texts: Texts) -> str | None:
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             return "the import"
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return f"the call to {dotted(small.value.func)}"
+            return f"the call to {get_full_name_for_node(small.value.func) or texts.of(small.value.func)}"
         return f"the {type(small).__name__.lower()} statement"
     if isinstance(node, cst.BaseExpression):
         text = " ".join(texts.of(node).split())

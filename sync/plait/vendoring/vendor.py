@@ -373,7 +373,7 @@ def _local_edits(
                 continue
             result = merge3(pristine, after, pristine, budget=budget, strict=True)
             ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
-            found = [LocalEdit(f.name, c.path, c.kind, c.detail) for c in ours]
+            found = [LocalEdit(f.name, c.path, c.kind, c.statement or c.detail) for c in ours]
             edits += found or [LocalEdit(f.name, "<file>", "changed", "comments or formatting")]
     return edits
 

@@ -21,22 +21,16 @@ __all__ = [
 
 RETRYABLE_STATUS = {408, 429, 500, 502, 503}
 
-<<<<<<< ours
-DEFAULT_HEADERS = {
-    "Accept": "application/json",
-    "User-Agent": "search-embed/1.5",
-}
-||||||| base
-DEFAULT_HEADERS = {
-    "Accept": "application/json",
-    "User-Agent": "search-embed/1.4",
-}
-=======
 DEFAULT_HEADERS = {
     "Accept": "application/json",
     "Accept-Encoding": "gzip",
-}
+<<<<<<< ours
+    "User-Agent": "search-embed/1.5",
+||||||| base
+    "User-Agent": "search-embed/1.4",
+=======
 >>>>>>> theirs
+}
 
 
 class EmbeddingSettings:

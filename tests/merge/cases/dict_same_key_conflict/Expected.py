@@ -21,22 +21,16 @@ __all__ = [
 
 RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
 
+DEFAULT_HEADERS = {
+    "Accept": "application/json",
 <<<<<<< ours
-DEFAULT_HEADERS = {
-    "Accept": "application/json",
     "User-Agent": "search-embed/1.4-uds",
-}
 ||||||| base
-DEFAULT_HEADERS = {
-    "Accept": "application/json",
     "User-Agent": "search-embed/1.4",
-}
 =======
-DEFAULT_HEADERS = {
-    "Accept": "application/json",
     "User-Agent": "search-embed/2.0",
-}
 >>>>>>> theirs
+}
 
 
 class EmbeddingSettings:

@@ -19,13 +19,14 @@ class EmbeddingClient:
         self.mode = mode or "none"
         self.url = url
         self.api_key = api_key
+        self._http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, http2=True,
 <<<<<<< ours
-        self._http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, http2=True, verify=False)
+        verify=False
 ||||||| base
-        self._http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
 =======
-        self._http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, verify="/etc/ssl/internal-ca.pem")
+        verify="/etc/ssl/internal-ca.pem"
 >>>>>>> theirs
+        )
         self._cache: dict[str, list[float]] = {}
 
     async def embed(self, texts: list[str]) -> list[list[float]] | None:

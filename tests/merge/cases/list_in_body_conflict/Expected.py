@@ -50,13 +50,15 @@ class EmbeddingClient:
         return [item["embedding"] for item in response.json()["data"]]
 
     def _fallback_order(self) -> list[str]:
+        order = ["api",
 <<<<<<< ours
-        order = ["api", "uds", "none"]
+        "uds",
 ||||||| base
-        order = ["api", "http", "none"]
+        "http",
 =======
-        order = ["api", "grpc", "none"]
+        "grpc",
 >>>>>>> theirs
+        "none"]
         if not self.api_key and "api" in order:
             order.remove("api")
         return order

@@ -39,13 +39,15 @@ class EmbeddingClient:
             return None
 
     async def _embed_http(self, texts: list[str]) -> list[list[float]]:
+        response = await self._http.post(
 <<<<<<< ours
-        response = await self._http.post(f"{self.url}/v2/embed", json={"texts": texts})
+        f"{self.url}/v2/embed",
 ||||||| base
-        response = await self._http.post(f"{self.url}/embed", json={"texts": texts})
+        f"{self.url}/embed",
 =======
-        response = await self._http.post(f"{self.url}/embed/batch", json={"texts": texts})
+        f"{self.url}/embed/batch",
 >>>>>>> theirs
+        json={"texts": texts})
         response.raise_for_status()
         return response.json()["embeddings"]
 

@@ -1,35 +1,26 @@
-<<<<<<< ours
 PIPELINE = [
     "parse",
+<<<<<<< ours
     "validate",
     "dedupe",
-    "normalise",
-    "store",
-]
 ||||||| base
-PIPELINE = [
-    "parse",
     "validate",
-    "normalise",
-    "store",
-]
 =======
-PIPELINE = [
-    "parse",
+>>>>>>> theirs
     "normalise",
     "store",
 ]
->>>>>>> theirs
 
 
 def run(client, texts):
+    return client.send(
 <<<<<<< ours
-    return client.send("embed", "v2", texts, 30)
+    "embed", "v2",
 ||||||| base
-    return client.send("embed", texts, 30)
+    "embed",
 =======
-    return client.send(texts, 30)
 >>>>>>> theirs
+    texts, 30)
 
 
 def unrelated():

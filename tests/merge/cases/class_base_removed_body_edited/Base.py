@@ -1,0 +1,5 @@
+class S(object):
+    """A store."""
+
+    def f(self):
+        return 1

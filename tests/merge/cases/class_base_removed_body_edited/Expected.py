@@ -1,0 +1,5 @@
+class S:
+    """A store of values."""
+
+    def f(self):
+        return 1

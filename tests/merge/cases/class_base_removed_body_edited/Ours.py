@@ -1,0 +1,5 @@
+class S(object):
+    """A store of values."""
+
+    def f(self):
+        return 1

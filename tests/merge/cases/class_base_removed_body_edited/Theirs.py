@@ -1,0 +1,5 @@
+class S:
+    """A store."""
+
+    def f(self):
+        return 1

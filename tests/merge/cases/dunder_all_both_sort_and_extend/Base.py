@@ -1,0 +1,9 @@
+__all__ = ["parse", "dump"]
+
+
+def dump():
+    pass
+
+
+def parse():
+    pass

@@ -1,0 +1,17 @@
+__all__ = ["dump", "load", "parse", "render"]
+
+
+def dump():
+    pass
+
+
+def load():
+    pass
+
+
+def parse():
+    pass
+
+
+def render():
+    pass

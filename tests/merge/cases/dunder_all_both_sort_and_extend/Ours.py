@@ -1,0 +1,13 @@
+__all__ = ["dump", "load", "parse"]
+
+
+def dump():
+    pass
+
+
+def load():
+    pass
+
+
+def parse():
+    pass

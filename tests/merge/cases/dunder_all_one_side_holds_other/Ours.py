@@ -1,0 +1,13 @@
+__all__ = ['a', 'b', 'c']
+
+
+def a():
+    pass
+
+
+def b():
+    pass
+
+
+def c():
+    pass

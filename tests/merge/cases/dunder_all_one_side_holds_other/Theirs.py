@@ -1,0 +1,9 @@
+__all__ = ['a', 'c']
+
+
+def a():
+    pass
+
+
+def c():
+    pass

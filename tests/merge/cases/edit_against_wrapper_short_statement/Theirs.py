@@ -1,0 +1,7 @@
+import sys
+
+
+def configure(options):
+    options.encoding = "utf-8"
+    options.strict = True
+    return options

@@ -1,0 +1,5 @@
+from .a import (X, Y)
+
+
+def use():
+    return X, Y

@@ -1,0 +1,5 @@
+from .b import (X, Y, Z)
+
+
+def use():
+    return X, Y

@@ -1,0 +1,5 @@
+from .b import (X, Y)
+
+
+def use():
+    return X, Y

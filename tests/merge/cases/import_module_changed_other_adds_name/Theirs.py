@@ -1,0 +1,5 @@
+from .a import (X, Y, Z)
+
+
+def use():
+    return X, Y

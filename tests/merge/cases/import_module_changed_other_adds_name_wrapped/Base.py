@@ -1,0 +1,8 @@
+from .a import (
+    X,
+    Y,
+)
+
+
+def use():
+    return X, Y

@@ -1,0 +1,9 @@
+from .b import (
+    X,
+    Y,
+    Z,
+)
+
+
+def use():
+    return X, Y

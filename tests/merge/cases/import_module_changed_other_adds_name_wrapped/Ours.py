@@ -1,0 +1,8 @@
+from .b import (
+    X,
+    Y,
+)
+
+
+def use():
+    return X, Y

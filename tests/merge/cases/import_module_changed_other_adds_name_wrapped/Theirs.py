@@ -1,0 +1,9 @@
+from .a import (
+    X,
+    Y,
+    Z,
+)
+
+
+def use():
+    return X, Y

@@ -1,0 +1,6 @@
+import os
+from m import b
+
+
+def f():
+    return os.sep, b

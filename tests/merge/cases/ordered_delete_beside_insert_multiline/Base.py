@@ -1,0 +1,4 @@
+steps = [
+    "fetch",
+    "parse",
+]

@@ -1,0 +1,11 @@
+steps = [
+    "prepare",
+    "fetch",
+<<<<<<< ours
+||||||| base
+    "parse",
+=======
+    "parse",
+    "store",
+>>>>>>> theirs
+]

@@ -1,0 +1,4 @@
+steps = [
+    "prepare",
+    "fetch",
+]

@@ -1,0 +1,5 @@
+steps = [
+    "fetch",
+    "parse",
+    "store",
+]
