@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +56,26 @@ def plait_in(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+_TEMPLATE: list[Path] = []
+
+
 def bundled_repo(dest: Path) -> Bundled:
+    """A fresh committed copy of the bundled workspace at *dest*, mnemo adopted.
+
+    The first one is built (a copy, a commit, an adoption that walks the
+    client's history); later ones copy it, `.git` included, which is what a
+    fresh build would give and takes a fraction of the time.
+    """
+    if not _TEMPLATE:
+        folder = Path(tempfile.mkdtemp(prefix="plait-bundled-template-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _build(folder / "repo")
+        _TEMPLATE.append(folder / "repo")
+    shutil.copytree(_TEMPLATE[0], dest, symlinks=True)
+    return Bundled(dest, git.Repo(dest))
+
+
+def _build(dest: Path) -> Bundled:
     copy_workspace(Workspace.load(REPO / "lineages"), dest)
     repo = git.Repo.init(dest)  # copy_workspace makes it one; say so here too
     with repo.config_writer() as config:
