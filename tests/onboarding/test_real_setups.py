@@ -114,6 +114,9 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
     ok(plait(setup.ws, "check"))
     patched_everywhere(setup)
     assert heads(setup) == before
+    # As VENDORING.md's walkthrough goes on: git merges each service's vendored code with plait.
+    for service in ("../svc-a", "../svc-b"):
+        ok(plait(setup.ws, "install-merge-driver", service))
 
     # 3. an upstream change and its revert, each carried everywhere.
     (setup.canonical / "corelib" / "errors.py").write_text(
