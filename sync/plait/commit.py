@@ -28,8 +28,12 @@ goes through `Transaction.commit`, which runs these steps in this order:
 Every mutating command starts with `recover`, under the workspace lock:
 it finishes an interrupted journal (step 4 onwards) and sweeps temporary
 files, so a rerun always mends what a kill interrupted.  The lock
-(`workspace_lock`, an ``fcntl.flock`` on ``.plait/lock``) keeps two runs
-from interleaving; read-only commands (status, check, diff) never take it.
+(`workspace_lock`, an ``fcntl.flock`` on the ``.plait`` directory) keeps
+two runs from interleaving; read-only commands (status, check, diff) never
+take it.
+
+This module knows paths, not workspaces: `plait.session` binds it to one
+(which directories a run may write, what keeps a store object alive).
 """
 
 from __future__ import annotations
@@ -42,13 +46,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .errors import PlaitError
-from .paths import LOCK_NAME
-
-if TYPE_CHECKING:
-    from .workspace import Workspace
 
 __all__ = [
     "JOURNAL_NAME",
@@ -56,14 +55,8 @@ __all__ = [
     "Recovery",
     "Transaction",
     "WorkspaceBusy",
-    "commit_run",
-    "exclusive",
     "fsync_dir",
-    "interrupted",
-    "new_transaction",
-    "prunable",
     "recover",
-    "refuse_if_interrupted",
     "stage_file",
     "sweep_temps",
     "workspace_lock",
@@ -485,105 +478,3 @@ class Transaction:
         for folder in folders:
             fsync_dir(folder)
         return created
-
-
-# --------------------------------------------------------------------------
-# the protocol, bound to a workspace
-
-
-@contextlib.contextmanager
-def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recovery]:
-    """Hold the workspace lock and mend what an interrupted run left; yields what was mended.
-
-    Every mutating command plans inside this block, so it plans from the
-    state a finished (or undone) run left, never from half of one.
-    """
-    ws.store.confined(ws.store.root)
-    with workspace_lock(ws.store.root, timeout=timeout):
-        mended = recover(
-            ws.store.root,
-            allowed=ws.writable,
-            prune=lambda: prunable(ws),
-            folders=[ws.dir],
-            recursive=[f for f in ws.run_folders() if f != ws.dir],
-        )
-        # Every run that writes reads the state first, even one that does not
-        # change it (vendor): its prune trusts the state, so a state that is
-        # not what plait writes stops the run before anything is written.
-        ws.store.state()
-        yield mended
-
-
-def interrupted(ws: Workspace) -> bool:
-    """Whether a killed run's journal waits to be finished (read-only commands say so)."""
-    return os.path.lexists(ws.store.root / JOURNAL_NAME)
-
-
-def refuse_if_interrupted(ws: Workspace) -> None:
-    """A command that only reads (a dry run, status, check) would report half of a killed
-    run as if it were the workspace; it says what to run instead."""
-    if interrupted(ws):
-        raise PlaitError(
-            "a plait run was interrupted after it started writing; run the command again without"
-            " --dry-run (any `plait sync`, `vendor` or `adopt`) to finish it",
-            path=str(ws.store.root / JOURNAL_NAME),
-        )
-
-
-def new_transaction(ws: Workspace) -> Transaction:
-    return Transaction(ws.store.root)
-
-
-def prunable(ws: Workspace) -> list[Path]:
-    """The store objects that nothing names any more: what a commit may prune.
-
-    Called after the switch, so it reads the state and the locks the run
-    has just written, not the ones it found: an object that a new lock
-    names but that already existed (so was not staged again) stays.  Alive
-    is whatever the sync state names (bases, pending bases, the files a
-    conflicted sync will restore) and every base a vendored directory's
-    lock names, both as they are on disk and as they are committed at
-    HEAD: a base that the committed workspace still needs stays until a
-    commit no longer names it, so `git checkout -- <consumer>` or a revert
-    never finds its base gone.  The locks are read rather than copied into
-    the state, so consumers re-vendored in parallel (a CI matrix) touch no
-    shared file.  When any of them cannot be read (corrupt, or in a
-    repository that is not on this machine) nothing is pruned: a base
-    pruned by mistake is a 3-way merge lost, an object kept by mistake
-    costs a few kilobytes.
-    """
-    try:
-        keep = _named(ws)
-    except (PlaitError, ValueError):  # ValueError: a committed state or lock that does not parse
-        return []
-    return [] if keep is None else ws.store.unreferenced(keep)
-
-
-def _named(ws: Workspace) -> set[str] | None:
-    from . import gitops
-    from .store import State
-    from .vendoring.lock import Lock, read_lock
-
-    keep = ws.store.state().referenced()
-    committed_state = gitops.committed(ws.store.state_path)
-    if committed_state is not None:
-        import tomlkit
-
-        keep |= State(ws.store.state_path, tomlkit.parse(committed_state.decode("utf-8"))).referenced()
-    for consumer in ws.consumers.values():
-        if not consumer.confine.is_dir():
-            return None
-        lock = read_lock(consumer.vendor_dir)
-        if lock is not None:
-            keep.update(lock.bases().values())
-        path = consumer.vendor_dir / LOCK_NAME
-        text = gitops.committed(path)
-        if text is not None:
-            keep.update(Lock.loads(text.decode("utf-8"), path=f"{path} (committed)").bases().values())
-    return keep
-
-
-def commit_run(ws: Workspace, txn: Transaction) -> list[Path]:
-    """Commit *txn* by the protocol, pruning what the new state and locks no longer name."""
-    ws.store.stage_gitignore(txn)
-    return txn.commit(prune=lambda: prunable(ws), sweep=ws.run_folders())

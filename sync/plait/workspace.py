@@ -23,11 +23,10 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from .errors import PlaitError
-from .paths import STORE_DIR, is_plain_relative
-from .vendoring.lock import LOCK_NAME
+from .paths import LOCK_NAME, STORE_DIR, is_plain_relative
 
 if TYPE_CHECKING:
     import tomlkit
@@ -205,7 +204,7 @@ class Consumer:
     description: str = ""
     tests: Path | None = None
     client_module: str | None = None
-    table: Mapping[str, Any] = field(default_factory=dict)
+    table: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def vendor_rel(self) -> str:
@@ -273,7 +272,7 @@ def _read_text(path: Path, who: str) -> str:
         raise unreadable(exc, path) from None
 
 
-def _known_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+def _known_keys(table: Mapping[str, object], known: tuple[str, ...], where: str) -> None:
     """Refuse a key the table may not hold, naming it and the nearest one it may."""
     import difflib
 
@@ -293,28 +292,28 @@ def repository_top(folder: Path) -> Path | None:
     return None
 
 
-def _str(table: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+def _str(table: Mapping[str, object], key: str, where: str, default: str | None = None) -> str:
     value = table.get(key, default)
     if not isinstance(value, str) or (not value and default is None):
         raise PlaitError(f"{where}: '{key}' must be a non-empty string")
     return value
 
 
-def _strings(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+def _strings(table: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise PlaitError(f"{where}: '{key}' must be a list of strings")
     return tuple(value)
 
 
-def _str_map(table: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
+def _str_map(table: Mapping[str, object], key: str, where: str) -> dict[str, str]:
     value = table.get(key, {})
     if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
         raise PlaitError(f"{where}: '{key}' must map strings to strings")
     return {str(k): str(v) for k, v in value.items()}
 
 
-def _module_name(table: Mapping[str, Any], key: str, where: str) -> str | None:
+def _module_name(table: Mapping[str, object], key: str, where: str) -> str | None:
     """An optional dotted module name relative to the copy's package (``embedding_client``)."""
     value = table.get(key)
     if value is None:
@@ -396,6 +395,20 @@ def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: s
             yield rel, Path(entry.path)
     for path, deeper in below:
         yield from _walk(path, deeper, skip, confine, who)
+
+
+class _CopyFields(TypedDict):
+    """What every copy declares, as `Copy` and `Lineage` take it."""
+
+    name: str
+    package: str
+    root: Path
+    confine: Path
+    git: GitSpec | None
+    repo_root: Path | None
+    description: str
+    exclude: tuple[str, ...]
+    client_module: str | None
 
 
 class Workspace:
@@ -480,7 +493,7 @@ class Workspace:
         return f"{self.manifest}: [{section}]"
 
     def _location(
-        self, table: Mapping[str, Any], section: str, name: str
+        self, table: Mapping[str, object], section: str, name: str
     ) -> tuple[Path, Path, GitSpec | None, Path | None]:
         """(root, confine, git, repo_root) of a declared location."""
         where = self._where(section)
@@ -516,7 +529,7 @@ class Workspace:
             raise PlaitError(f"{what} {rel!r} escapes the workspace ({self.root})")
         return path
 
-    def _copy_fields(self, name: str, section: str, table: Mapping[str, Any]) -> dict[str, Any]:
+    def _copy_fields(self, name: str, section: str, table: Mapping[str, object]) -> _CopyFields:
         """What every copy declares: its package, where it lives, what to leave out."""
         where = self._where(section)
         root, confine, git, repo_root = self._location(table, section, name)
@@ -532,10 +545,10 @@ class Workspace:
             "client_module": _module_name(table, "client_module", where),
         }
 
-    def _copy(self, name: str, table: Mapping[str, Any]) -> Copy:
+    def _copy(self, name: str, table: Mapping[str, object]) -> Copy:
         return Copy(**self._copy_fields(name, name, table))
 
-    def _lineage(self, name: str, table: Any) -> Lineage:
+    def _lineage(self, name: str, table: object) -> Lineage:
         section = f"lineages.{name}"
         where = self._where(section)
         if not isinstance(table, Mapping):
@@ -562,7 +575,7 @@ class Workspace:
             tests=self.confined(_str(table, "tests", where), what=f"{where} tests") if tests is not None else None,
         )
 
-    def _consumer(self, name: str, table: Any) -> Consumer:
+    def _consumer(self, name: str, table: object) -> Consumer:
         section = f"consumers.{name}"
         where = self._where(section)
         if not isinstance(table, Mapping):

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from lineage_builders import CANONICAL, FORK, MANIFEST, make_scenario, write_tree
 
-from plait.commit import new_transaction
 from plait.errors import PlaitError
 from plait.lineage.adopt import adopt
+from plait.session import new_transaction
 from plait.workspace import Workspace, locate
 
 

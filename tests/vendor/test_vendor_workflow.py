@@ -349,7 +349,7 @@ def test_check_refuses_a_lock_whose_base_the_store_lost(scenario) -> None:
 
 
 def test_nothing_is_pruned_while_a_consumers_lock_cannot_be_read(scenario) -> None:
-    from plait.commit import prunable
+    from plait.session import prunable
 
     _vendored_once(scenario)
     manifest = (scenario.root / "lineages.toml").read_text() + (

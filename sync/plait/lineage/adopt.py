@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import gitops
-from ..commit import commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
+from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..store import Snapshot, SyncRecord, digest_of
 from ..vendoring.lock import LocalEdit, read_lock
 from ..workspace import Consumer, Copy, Lineage, Workspace, excluded, read_tree

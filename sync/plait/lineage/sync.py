@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
-from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
+from ..commit import Transaction
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
 from ..publish import Piece, guard_clean, publish
@@ -45,6 +45,7 @@ from ..runs import (
     specific_changes,
     untracked_notes,
 )
+from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..store import Snapshot, State, SyncRecord, digest_of
 from ..transforms import rewrite_tree
 from ..workspace import CLONES, Copy, Lineage, Workspace
@@ -238,7 +239,7 @@ def sync(
       (plumbing: no checkout is switched); push: then push each branch to its ``origin``.
 
     A run that writes holds the workspace lock and first mends what an
-    interrupted run left (`plait.commit.exclusive`); a dry run only reads.
+    interrupted run left (`plait.session.exclusive`); a dry run only reads.
     """
     if dry_run:
         refuse_if_interrupted(ws)

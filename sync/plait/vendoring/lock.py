@@ -27,7 +27,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import PlaitError
 from ..paths import LOCK_NAME, is_plain_relative
@@ -242,31 +241,31 @@ def find_locks(root: Path) -> list[Path]:
 # validation: a lock is read from disk, where anyone may have edited it
 
 
-def _text(table: Mapping[str, Any], key: str, path: str, prefix: str = "") -> str:
+def _text(table: Mapping[str, object], key: str, path: str, prefix: str = "") -> str:
     value = table.get(key)
     if not isinstance(value, str) or not value:
         raise CorruptLock(f"'{prefix}{key}' must be a non-empty string", path=path)
     return value
 
 
-def _optional_text(table: Mapping[str, Any], key: str, path: str, prefix: str = "") -> str | None:
+def _optional_text(table: Mapping[str, object], key: str, path: str, prefix: str = "") -> str | None:
     return _text(table, key, path, prefix) if key in table else None
 
 
-def _list(table: Mapping[str, Any], key: str, path: str) -> list[Any]:
+def _list(table: Mapping[str, object], key: str, path: str) -> list[object]:
     value = table.get(key, [])
     if not isinstance(value, list):
         raise CorruptLock(f"'{key}' must be a list", path=path)
     return value
 
 
-def _file_name(name: Any, path: str) -> str:
+def _file_name(name: object, path: str) -> str:
     if not isinstance(name, str) or not is_plain_relative(name):
         raise CorruptLock(f"the lock names a path outside its vendored directory: {name!r}", path=path)
     return name
 
 
-def _digest(entry: Mapping[str, Any], key: str, name: str, path: str) -> str | None:
+def _digest(entry: Mapping[str, object], key: str, name: str, path: str) -> str | None:
     value = entry.get(key)
     if value is None:
         return None
@@ -275,7 +274,7 @@ def _digest(entry: Mapping[str, Any], key: str, name: str, path: str) -> str | N
     return value
 
 
-def _locked_file(name: str, entry: Any, path: str) -> LockedFile:
+def _locked_file(name: str, entry: object, path: str) -> LockedFile:
     _file_name(name, path)
     if not isinstance(entry, Mapping):
         raise CorruptLock(f"files.{name!r} must be a table of digests", path=path)
@@ -288,7 +287,7 @@ def _locked_file(name: str, entry: Any, path: str) -> LockedFile:
     return locked
 
 
-def _local_edit(entry: Any, path: str) -> LocalEdit:
+def _local_edit(entry: object, path: str) -> LocalEdit:
     if not isinstance(entry, Mapping):
         raise CorruptLock("each [[local_edits]] entry must be a table", path=path)
     return LocalEdit(

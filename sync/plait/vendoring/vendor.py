@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
-from ..commit import Transaction, commit_run, exclusive, new_transaction, refuse_if_interrupted
+from ..commit import Transaction
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, merge3
 from ..publish import Piece, guard_clean, publish
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_notes
+from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
 from ..store import Snapshot, digest_of
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
@@ -447,7 +448,7 @@ def vendor(
     jobs: how many consumers to plan at once, in worker processes.
 
     A run that writes holds the workspace lock and first mends what an
-    interrupted run left (`plait.commit.exclusive`); a dry run only reads.
+    interrupted run left (`plait.session.exclusive`); a dry run only reads.
     """
     consumers = ws.select_consumers(names)
     if dry_run:

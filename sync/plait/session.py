@@ -1,0 +1,125 @@
+"""A run that writes a workspace: its lock held, an interrupted run mended, and the commit that ends it.
+
+`plait.commit` is the protocol on paths; this module binds it to a
+workspace, so that sync, vendor, adopt and init all run the same way:
+
+- `exclusive`: the workspace lock, then `recover` (the journal a killed run
+  left is finished, its temporary files swept), then the sync state read
+  and checked, before anything is planned;
+- `commit_run`: the run's `Transaction` committed, pruning only what
+  nothing on disk (or committed at HEAD) names any more (`prunable`);
+- `refuse_if_interrupted`: what a command that only reads says when a
+  killed run's journal waits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .commit import JOURNAL_NAME, Recovery, Transaction, recover, workspace_lock
+from .errors import PlaitError
+from .paths import LOCK_NAME
+from .workspace import Workspace
+
+__all__ = ["commit_run", "exclusive", "interrupted", "new_transaction", "prunable", "refuse_if_interrupted"]
+
+
+@contextlib.contextmanager
+def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recovery]:
+    """Hold the workspace lock and mend what an interrupted run left; yields what was mended.
+
+    Every mutating command plans inside this block, so it plans from the
+    state a finished (or undone) run left, never from half of one.
+    """
+    ws.store.confined(ws.store.root)
+    with workspace_lock(ws.store.root, timeout=timeout):
+        mended = recover(
+            ws.store.root,
+            allowed=ws.writable,
+            prune=lambda: prunable(ws),
+            folders=[ws.dir],
+            recursive=[f for f in ws.run_folders() if f != ws.dir],
+        )
+        # Every run that writes reads the state first, even one that does not
+        # change it (vendor): its prune trusts the state, so a state that is
+        # not what plait writes stops the run before anything is written.
+        ws.store.state()
+        yield mended
+
+
+def interrupted(ws: Workspace) -> bool:
+    """Whether a killed run's journal waits to be finished (read-only commands say so)."""
+    return os.path.lexists(ws.store.root / JOURNAL_NAME)
+
+
+def refuse_if_interrupted(ws: Workspace) -> None:
+    """A command that only reads (a dry run, status, check) would report half of a killed
+    run as if it were the workspace; it says what to run instead."""
+    if interrupted(ws):
+        raise PlaitError(
+            "a plait run was interrupted after it started writing; run the command again without"
+            " --dry-run (any `plait sync`, `vendor` or `adopt`) to finish it",
+            path=str(ws.store.root / JOURNAL_NAME),
+        )
+
+
+def new_transaction(ws: Workspace) -> Transaction:
+    return Transaction(ws.store.root)
+
+
+def prunable(ws: Workspace) -> list[Path]:
+    """The store objects that nothing names any more: what a commit may prune.
+
+    Called after the switch, so it reads the state and the locks the run
+    has just written, not the ones it found: an object that a new lock
+    names but that already existed (so was not staged again) stays.  Alive
+    is whatever the sync state names (bases, pending bases, the files a
+    conflicted sync will restore) and every base a vendored directory's
+    lock names, both as they are on disk and as they are committed at
+    HEAD: a base that the committed workspace still needs stays until a
+    commit no longer names it, so `git checkout -- <consumer>` or a revert
+    never finds its base gone.  The locks are read rather than copied into
+    the state, so consumers re-vendored in parallel (a CI matrix) touch no
+    shared file.  When any of them cannot be read (corrupt, or in a
+    repository that is not on this machine) nothing is pruned: a base
+    pruned by mistake is a 3-way merge lost, an object kept by mistake
+    costs a few kilobytes.
+    """
+    try:
+        keep = _named(ws)
+    except (PlaitError, ValueError):  # ValueError: a committed state or lock that does not parse
+        return []
+    return [] if keep is None else ws.store.unreferenced(keep)
+
+
+def _named(ws: Workspace) -> set[str] | None:
+    from . import gitops
+    from .store import State
+    from .vendoring.lock import Lock, read_lock
+
+    keep = ws.store.state().referenced()
+    committed_state = gitops.committed(ws.store.state_path)
+    if committed_state is not None:
+        import tomlkit
+
+        keep |= State(ws.store.state_path, tomlkit.parse(committed_state.decode("utf-8"))).referenced()
+    for consumer in ws.consumers.values():
+        if not consumer.confine.is_dir():
+            return None
+        lock = read_lock(consumer.vendor_dir)
+        if lock is not None:
+            keep.update(lock.bases().values())
+        path = consumer.vendor_dir / LOCK_NAME
+        text = gitops.committed(path)
+        if text is not None:
+            keep.update(Lock.loads(text.decode("utf-8"), path=f"{path} (committed)").bases().values())
+    return keep
+
+
+def commit_run(ws: Workspace, txn: Transaction) -> list[Path]:
+    """Commit *txn* by the protocol, pruning what the new state and locks no longer name."""
+    ws.store.stage_gitignore(txn)
+    return txn.commit(prune=lambda: prunable(ws), sweep=ws.run_folders())

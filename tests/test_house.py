@@ -1,0 +1,97 @@
+"""The house: no module of plait imports itself round about, and each layer keeps to its side.
+
+Read from the source with `ast`, so an import anywhere counts (inside a
+function, or for the type checker only): a cycle that bites only when the
+modules load in another order is caught here, not in a user's merge driver.
+A package's ``__init__`` re-exporting its own modules is not a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import plait
+
+ROOT = Path(plait.__file__).parent
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(p): p for p in ROOT.rglob("*.py")}
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found |= {f"{target}.{alias.name}" for alias in node.names} | {target}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    own = {m for m in found if m in MODULES and m != name}
+    if path.name == "__init__.py":
+        own = {m for m in own if not m.startswith(name + ".")}
+    return own
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _cycle_through(start: str) -> list[str] | None:
+    todo = [(start, [start])]
+    seen: set[str] = set()
+    while todo:
+        here, trail = todo.pop()
+        for nxt in GRAPH[here]:
+            if nxt == start:
+                return [*trail, start]
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append((nxt, [*trail, nxt]))
+    return None
+
+
+def test_no_module_imports_itself_round_about() -> None:
+    cycles = [cycle for name in sorted(GRAPH) if (cycle := _cycle_through(name))]
+    assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_merge_engine_knows_nothing_of_manifests_git_or_the_cli() -> None:
+    for name, imports in GRAPH.items():
+        if name.startswith("plait.merge"):
+            outside = {m for m in imports if not m.startswith("plait.merge") and m not in ("plait.errors",)}
+            assert outside == set(), f"{name} imports {sorted(outside)}"
+
+
+def test_the_workflows_do_not_import_each_other_and_the_core_imports_neither() -> None:
+    for name, imports in GRAPH.items():
+        if name.startswith("plait.lineage"):
+            assert not any(m.startswith("plait.vendoring.vendor") for m in imports) or name.endswith("adopt"), name
+        if name.startswith("plait.vendoring"):
+            assert not any(m.startswith("plait.lineage") for m in imports), name
+        if name in ("plait.commit", "plait.store", "plait.workspace", "plait.runs", "plait.transforms"):
+            workflows = {m for m in imports if m.startswith(("plait.lineage", "plait.vendoring", "plait.cli"))}
+            assert workflows == set(), f"{name} imports {sorted(workflows)}"
+
+
+def test_the_conformance_package_does_not_depend_on_the_cli() -> None:
+    for name, imports in GRAPH.items():
+        if name.startswith("plait.conformance"):
+            assert not any(m.startswith("plait.cli") for m in imports), name
+
+
+def test_the_client_knows_nothing_of_plait() -> None:
+    import embedding_client
+
+    for path in Path(embedding_client.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.append(node.module)
+            assert not any(n.split(".")[0] == "plait" for n in names), path
