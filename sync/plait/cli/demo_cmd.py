@@ -98,7 +98,7 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
             sys.exit(0)
         out.heading(f"1. status of every lineage ({workspace.manifest})")
         render_status(rows, out)
-        out.heading("2. what a sync would apply (+ ~ - >) and keep (kept:)")
+        out.heading("2. what a sync would apply (+ ~ - >) and keep, as a dry run says it")
         render_report(preview, out)
         out.heading(
             f"3. the sync, on a copy of the workspace ({'kept in ' + str(copy.dir) if keep else 'removed afterwards'})"
