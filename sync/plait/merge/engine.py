@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
-from .inventory import Inventory, StatementCounts, law5_violations, summarize, take_inventory
+from .facts import MODULE
+from .inventory import Inventory, StatementCounts, hidden_delete_modify, summarize, take_inventory
 from .lines import LineMerge, LineMergeTimeout, merge_lines, whole_file_conflict
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
@@ -130,7 +131,7 @@ def _flagged_line_merge(
     lm = merge_lines(base, ours, theirs, markers, names)
     detail = _describe_exception(exc)
     bug = Conflict(
-        "<module>", "internal", f"the structured merge failed ({detail}); this is a line merge, please report it"
+        MODULE, "internal", f"the structured merge failed ({detail}); this is a line merge, please report it"
     )
     return MergeResult(lm.text, [bug, *_line_conflicts(lm)], [], "line-fallback", [bug.reason])
 
@@ -189,8 +190,8 @@ def _deep_recursion(limit: int) -> Iterator[None]:
 def _line_conflicts(lm: LineMerge) -> list[Conflict]:
     if lm.whole_file:
         why = "no time was left for even a line merge: both versions are kept whole between markers"
-        return [Conflict("<module>", "budget", why, 1)]
-    return [Conflict("<module>", "text", "both sides changed these lines", line) for line in lm.conflict_lines]
+        return [Conflict(MODULE, "budget", why, 1)]
+    return [Conflict(MODULE, "text", "both sides changed these lines", line) for line in lm.conflict_lines]
 
 
 def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
@@ -348,7 +349,7 @@ class _Merge:
             return MergeResult(theirs if ours == base else ours, [], [], "identity")
         lm = lm or self._lines()
         reason = self.budget.reason
-        over = Conflict("<module>", "budget", reason)
+        over = Conflict(MODULE, "budget", reason)
         return MergeResult(lm.text, [over, *_line_conflicts(lm)], self._changes(), "line-fallback", [reason])
 
     def _merge(
@@ -369,7 +370,7 @@ class _Merge:
             return self._structured(lm)
         if not self.budget.fits(self.budget.audit):
             return self._out_of_time(lm)
-        line_audit = self._audit(lm.text, hidden=law5_violations(*invs))
+        line_audit = self._audit(lm.text, hidden=hidden_delete_modify(*invs))
         if line_audit is None:
             return self._structured(lm)
         if line_audit.passed:
@@ -460,7 +461,7 @@ class _Merge:
         if audit is None:
             # Never emit a structured result that does not re-parse as clean.
             _tree, problem = _parse(text, "the structured result")
-            bad = Conflict("<module>", "invalid-result", f"{problem}; this is a line merge")
+            bad = Conflict(MODULE, "invalid-result", f"{problem}; this is a line merge")
             return MergeResult(lm.text, [bad, *_line_conflicts(lm)], self._changes(), "line-fallback", [bad.reason])
         audit.changes.extend(dropped)
         if audit.passed:

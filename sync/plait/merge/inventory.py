@@ -1059,8 +1059,3 @@ def hidden_delete_modify(base: Inventory, ours: Inventory, theirs: Inventory) ->
         if item not in b and o[item] != t[item]:
             bad.append(item.path)
     return bad
-
-
-# The engine's name for it until engine.py, which the budget work is
-# rewriting, imports `hidden_delete_modify`.
-law5_violations = hidden_delete_modify
