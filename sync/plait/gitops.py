@@ -228,14 +228,26 @@ def _git(cwd: Path | None, *args: str, what: str, env: dict[str, str] | None = N
 
 
 def is_complete_clone(dest: Path) -> bool:
-    """Whether *dest* holds a whole clone (a half-made one, left by a kill, does not count)."""
+    """Whether *dest* holds a whole clone (a half-made one, left by a kill, does not count).
+
+    The question is put to *dest*'s own ``.git`` (``--git-dir``): a broken
+    one must not let git find the workspace's repository above it instead.
+    """
     if not (dest / ".git").is_dir():
         return False
     try:
-        _git(dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", what="read the clone")
+        top = _git(
+            None,
+            f"--git-dir={dest / '.git'}",
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "HEAD^{commit}",
+            what="read the clone",
+        )
     except PlaitError:
         return False
-    return True
+    return bool(top.strip())
 
 
 def clone(url: str, dest: Path, ref: str | None) -> None:
