@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
-from ..atomic import write_atomic
+from ..commit import write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, MergeResult, merge3
 from ..merge.conflicts import Markers
