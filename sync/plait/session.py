@@ -16,15 +16,48 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from .commit import JOURNAL_NAME, Recovery, Transaction, recover, workspace_lock
 from .errors import PlaitError
 from .paths import LOCK_NAME
 from .workspace import Workspace
 
-__all__ = ["commit_run", "exclusive", "interrupted", "new_transaction", "prunable", "refuse_if_interrupted"]
+__all__ = [
+    "commit_run",
+    "exclusive",
+    "interrupted",
+    "new_transaction",
+    "prunable",
+    "refuse_if_interrupted",
+    "writing_run",
+]
+
+
+class _Noted(Protocol):
+    @property
+    def notes(self) -> list[str]: ...
+
+
+N = TypeVar("N", bound=_Noted)
+
+
+def writing_run(ws: Workspace, *, dry_run: bool, run: Callable[[bool], N]) -> N:
+    """*run* (given whether this is a dry run) the way every command that writes runs.
+
+    A dry run only reads, and refuses a workspace a killed run left half
+    written; a real run holds the lock and first mends that, and its report
+    begins with what was mended.
+    """
+    if dry_run:
+        refuse_if_interrupted(ws)
+        return run(True)
+    with exclusive(ws) as recovery:
+        result = run(False)
+        result.notes[:0] = recovery.notes()
+        return result
 
 
 @contextlib.contextmanager

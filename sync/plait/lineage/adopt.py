@@ -27,7 +27,7 @@ from typing import Any, Literal
 from .. import gitops
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
-from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
+from ..session import commit_run, new_transaction, writing_run
 from ..store import Snapshot, SyncRecord, digest_of
 from ..vendoring.lock import LocalEdit, read_lock
 from ..workspace import Consumer, Copy, Lineage, Workspace, excluded, read_tree
@@ -112,13 +112,11 @@ def adopt(
 ) -> AdoptResult:
     """Record the base of lineage or consumer *name*: *base* is a directory or a revision
     of its source; without it the closest revision of the source's history."""
-    if dry_run:
-        refuse_if_interrupted(ws)
-        return _adopt(ws, name, base, force=force, dry_run=True, limit=limit, budget=budget)
-    with exclusive(ws) as recovery:
-        result = _adopt(ws, name, base, force=force, dry_run=False, limit=limit, budget=budget)
-        result.notes[:0] = recovery.notes()
-        return result
+    return writing_run(
+        ws,
+        dry_run=dry_run,
+        run=lambda dry: _adopt(ws, name, base, force=force, dry_run=dry, limit=limit, budget=budget),
+    )
 
 
 def _adopt(

@@ -45,7 +45,7 @@ from ..runs import (
     specific_changes,
     untracked_notes,
 )
-from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
+from ..session import commit_run, exclusive, new_transaction, writing_run
 from ..store import Snapshot, State, SyncRecord, digest_of
 from ..transforms import rewrite_tree
 from ..workspace import CLONES, Copy, Lineage, Workspace
@@ -241,31 +241,20 @@ def sync(
     A run that writes holds the workspace lock and first mends what an
     interrupted run left (`plait.session.exclusive`); a dry run only reads.
     """
-    if dry_run:
-        refuse_if_interrupted(ws)
-        return _sync(
+    return writing_run(
+        ws,
+        dry_run=dry_run,
+        run=lambda dry: _sync(
             ws,
             names,
-            dry_run=True,
+            dry_run=dry,
             write_conflicts=write_conflicts,
-            commit=False,
-            push=False,
+            commit=not dry and (commit or push),
+            push=not dry and push,
             budget=budget,
             progress=progress,
-        )
-    with exclusive(ws) as recovery:
-        report = _sync(
-            ws,
-            names,
-            dry_run=False,
-            write_conflicts=write_conflicts,
-            commit=commit or push,
-            push=push,
-            budget=budget,
-            progress=progress,
-        )
-        report.notes[:0] = recovery.notes()
-        return report
+        ),
+    )
 
 
 def _sync(

@@ -36,7 +36,7 @@ from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, merge3
 from ..publish import Piece, guard_clean, publish
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_notes
-from ..session import commit_run, exclusive, new_transaction, refuse_if_interrupted
+from ..session import commit_run, new_transaction, writing_run
 from ..store import Snapshot, digest_of
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
@@ -451,33 +451,21 @@ def vendor(
     interrupted run left (`plait.session.exclusive`); a dry run only reads.
     """
     consumers = ws.select_consumers(names)
-    if dry_run:
-        refuse_if_interrupted(ws)
-        return _vendor(
+    return writing_run(
+        ws,
+        dry_run=dry_run,
+        run=lambda dry: _vendor(
             ws,
             consumers,
-            dry_run=True,
+            dry_run=dry,
             write_conflicts=write_conflicts,
-            commit=False,
-            push=False,
+            commit=not dry and (commit or push),
+            push=not dry and push,
             jobs=jobs,
             budget=budget,
             progress=progress,
-        )
-    with exclusive(ws) as recovery:
-        report = _vendor(
-            ws,
-            consumers,
-            dry_run=False,
-            write_conflicts=write_conflicts,
-            commit=commit or push,
-            push=push,
-            jobs=jobs,
-            budget=budget,
-            progress=progress,
-        )
-        report.notes[:0] = recovery.notes()
-        return report
+        ),
+    )
 
 
 def _vendor(
