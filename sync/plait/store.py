@@ -326,23 +326,42 @@ class Store:
         self.boundary = boundary if boundary is not None else root.parent
         self.objects = root / "objects"
         self.state_path = root / "state.toml"
+        self._root_resolved: Path | None = None
+        self._safe: set[Path] = set()
 
     def confined(self, path: Path) -> Path:
-        """*path* (inside the store), refused when a symlink on the way leads out of the store."""
-        store = self.boundary.resolve() / self.root.name
-        if os.path.lexists(self.root):
-            store = self.root.resolve()
-            if not store.is_relative_to(self.boundary.resolve()):
-                raise CorruptStore(f"the store leads out of the workspace (to {store})", path=str(self.root))
+        """*path* (inside the store), refused when a symlink on the way leads out of the store.
+
+        The store's own place and every directory already found safe are
+        remembered for the run: `plait check` reads hundreds of objects, and
+        resolving the same directories for each was most of its time.
+        """
+        store = self._resolved_root()
         probe = self.root
         for part in path.relative_to(self.root).parts:
             probe = probe / part
+            if probe in self._safe:
+                continue
             if probe.is_symlink() and not probe.resolve().is_relative_to(store):
                 raise CorruptStore(
                     f"a symlink in the store leads out of it (to {probe.resolve()}); plait writes only inside it",
                     path=str(probe),
                 )
+            if probe.is_dir():
+                self._safe.add(probe)
         return path
+
+    def _resolved_root(self) -> Path:
+        if self._root_resolved is None:
+            top = self.boundary.resolve()
+            store = top / self.root.name
+            if os.path.lexists(self.root):
+                store = self.root.resolve()
+                if not store.is_relative_to(top):
+                    raise CorruptStore(f"the store leads out of the workspace (to {store})", path=str(self.root))
+                self._root_resolved = store
+            return store
+        return self._root_resolved
 
     def path_of(self, digest: str) -> Path:
         return self.objects / digest[:2] / digest[2:]

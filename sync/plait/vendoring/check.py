@@ -17,6 +17,7 @@ all (a consumer's own repository, a pre-commit hook).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,15 +177,15 @@ def _bases_stored(ws: Workspace, lock: Lock) -> None:
     from ..store import CorruptStore
 
     for name, digest in sorted(lock.bases().items()):
-        if not ws.store.has(digest):
-            raise PlaitError(
-                f"the store has lost the base of {name} ({digest[:12]}…); restore"
-                f" {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
-                path=str(ws.store.root),
-            )
         try:
             ws.store.read(digest, what=f"the base of {name}")
         except CorruptStore as exc:
+            if not os.path.lexists(ws.store.path_of(digest)):
+                raise PlaitError(
+                    f"the store has lost the base of {name} ({digest[:12]}…); restore"
+                    f" {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
+                    path=str(ws.store.root),
+                ) from None
             raise PlaitError(
                 f"{exc.message}; restore {ws.store.path_of(digest).relative_to(ws.dir)} from git history",
                 path=exc.path,
