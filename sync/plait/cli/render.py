@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .output import Output, conflict_text, report_tail
+from .output import Output, PlainTable, conflict_text, report_tail
 
 if TYPE_CHECKING:
     # Types only: `plait check` prints a verdict with `check_summary` and must
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..lineage.diff import CopyDiff
     from ..lineage.status import LineageStatus
     from ..lineage.sync import LineagePlan, SyncReport
+    from ..runs import PlannedFiles
     from ..vendoring.check import ConsumerCheck
     from ..vendoring.vendor import VendorPlan, VendorReport
 
@@ -53,6 +54,17 @@ _SYNC_STYLE = {
 }
 
 
+def _plan_rows(table: PlainTable, plan: PlannedFiles, kept: list[tuple[str, str]], dry: bool) -> None:
+    """One copy's rows of a run's table: what the source brought, what the copy kept, what conflicted."""
+    for line in plan.applied():
+        table.add(plan.name, line.file, _would(line.text, dry, "apply"))
+    for file, text in kept:
+        table.add(plan.name, file, f"would keep: {text}" if dry else f"kept: {text}", style="cyan")
+    for conflict in plan.conflicts:
+        text = conflict_text(conflict.path, conflict.reason, conflict.line)
+        table.add(plan.name, conflict.file, _would(text, dry, "stop at"), style="bold red")
+
+
 def _changed(plan: LineagePlan | VendorPlan, dry_run: bool) -> str:
     if not plan.changed:
         return ""
@@ -71,15 +83,8 @@ def render_report(report: SyncReport, out: Output) -> None:
     dry = report.dry_run
     table = out.table("sync", ["lineage", "file", "what"])
     for plan in report.plans:
-        for line in plan.applied():
-            table.add(plan.name, line.file, _would(line.text, dry, "apply"))
-        for line in plan.kept():
-            table.add(
-                plan.name, line.file, _would(line.text, dry, "keep").replace("keep: kept: ", "keep: "), style="cyan"
-            )
-        for conflict in plan.conflicts:
-            text = conflict_text(conflict.path, conflict.reason, conflict.line)
-            table.add(plan.name, conflict.file, _would(text, dry, "stop at"), style="bold red")
+        kept = [(line.file, line.text.removeprefix("kept: ")) for line in plan.kept()]
+        _plan_rows(table, plan, kept, dry)
     headlines = [(_headline(plan, dry), _SYNC_STYLE.get(plan.outcome)) for plan in report.plans]
     report_tail(report, out, table, headlines)
 
@@ -102,15 +107,7 @@ def render_vendor_report(report: VendorReport, out: Output) -> None:
     dry = report.dry_run
     table = out.table("vendor", ["consumer", "file", "what"])
     for plan in report.plans:
-        for line in plan.applied():
-            table.add(plan.consumer, line.file, _would(line.text, dry, "apply"))
-        for edit in plan.local_edits:
-            table.add(
-                plan.consumer, edit.file, f"would keep: {edit.text}" if dry else f"kept: {edit.text}", style="cyan"
-            )
-        for conflict in plan.conflicts:
-            text = conflict_text(conflict.path, conflict.reason, conflict.line)
-            table.add(plan.consumer, conflict.file, _would(text, dry, "stop at"), style="bold red")
+        _plan_rows(table, plan, [(edit.file, edit.text) for edit in plan.local_edits], dry)
     headlines = [(_vendor_headline(plan, dry), _VENDOR_STYLE.get(plan.outcome)) for plan in report.plans]
     report_tail(report, out, table, headlines)
 
