@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,26 @@ def closed_url() -> Iterator[str]:
     """A URL whose port refuses connections for the duration of the test."""
     with closed_port() as url:
         yield url
+
+
+# ---------------------------------------------------------------------------
+# Real git repositories (vendor, store, init, onboarding)
+#
+#   (autouse)      no outer repository (a hook's GIT_DIR), user or system git
+#                  configuration, or PLAIT_WORKSPACE leaks into the test's
+#                  repositories; HOME is the test's own.  For every test under
+#                  the folders of GIT_FOLDERS.
+# ---------------------------------------------------------------------------
+GIT_FOLDERS = ("vendor", "store", "init", "onboarding")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if Path(request.path).relative_to(Path(__file__).parent).parts[0] not in GIT_FOLDERS:
+        return
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PLAIT_WORKSPACE", raising=False)

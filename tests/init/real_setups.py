@@ -217,3 +217,29 @@ def make_setup(root: Path) -> Setup:
     repos["ws"] = init_repo(ws)
     commit_all(repos["ws"], "the workspace")
     return Setup(root, canonical, fork, services["svc_a"], services["svc_b"], ws, commits, repos)
+
+
+def url_manifest(setup: Setup, *, with_svc_b: bool = True) -> str:
+    """A manifest naming the setup's copies by ``file://`` URL: plait clones them into .plait/clones."""
+    text = f"""\
+# The copies, named by URL: plait clones them into .plait/clones.
+[canonical]
+package = "corelib"
+git = "file://{setup.canonical}"
+subdir = "corelib"
+
+[consumers.svc-a]
+git = "file://{setup.svc_a}"
+vendor_dir = "svc_a/_vendored_corelib"
+package = "svc_a._vendored_corelib"
+"""
+    if with_svc_b:
+        text += f"""
+[consumers.svc-b]
+git = "file://{setup.svc_b}"
+ref = "main"
+subdir = "src"
+vendor_dir = "svc_b/_vendored_corelib"
+package = "svc_b._vendored_corelib"
+"""
+    return text

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from lineage_builders import make_scenario, write_tree
-from real_setups import Setup, make_setup
+from real_setups import make_setup, url_manifest
 
 from plait.lineage.sync import sync
 
@@ -23,25 +23,9 @@ def _plait(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "plait", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def _url_workspace(setup: Setup) -> None:
-    (setup.ws / "lineages.toml").write_text(
-        f"""\
-[canonical]
-package = "corelib"
-git = "file://{setup.canonical}"
-subdir = "corelib"
-
-[consumers.svc-a]
-git = "file://{setup.svc_a}"
-vendor_dir = "svc_a/_vendored_corelib"
-package = "svc_a._vendored_corelib"
-"""
-    )
-
-
 def test_a_half_made_clone_is_made_again_not_trusted(tmp_path: Path) -> None:
     setup = make_setup(tmp_path)
-    _url_workspace(setup)
+    (setup.ws / "lineages.toml").write_text(url_manifest(setup, with_svc_b=False))
     clones = setup.ws / ".plait" / "clones"
     # What a kill in the middle of an older plait's `git clone` left: a .git with no commit.
     half = clones / "svc-a"

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import git
 import pytest
-from real_setups import Setup, canonical_files, commit_all, make_setup
+from real_setups import Setup, canonical_files, commit_all, make_setup, url_manifest
 
 PATCH = "self.retryable = bool(retryable)"  # both services' local fix
 FORK_PATCH = "if limit < 1 or limit > 100:"  # the fork's local fix
@@ -176,27 +176,7 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
 
 def test_a_workspace_that_names_its_copies_by_url(setup: Setup, tmp_path: Path) -> None:
     ws = setup.ws
-    (ws / "lineages.toml").write_text(
-        f"""\
-# The same copies, named by URL: plait clones them into .plait/clones.
-[canonical]
-package = "corelib"
-git = "file://{setup.canonical}"
-subdir = "corelib"
-
-[consumers.svc-a]
-git = "file://{setup.svc_a}"
-vendor_dir = "svc_a/_vendored_corelib"
-package = "svc_a._vendored_corelib"
-
-[consumers.svc-b]
-git = "file://{setup.svc_b}"
-ref = "main"
-subdir = "src"
-vendor_dir = "svc_b/_vendored_corelib"
-package = "svc_b._vendored_corelib"
-"""
-    )
+    (ws / "lineages.toml").write_text(url_manifest(setup))
     for name in ("svc-a", "svc-b"):
         adopted = ok(plait(ws, "adopt", name))
         assert "recorded base canonical@" in adopted
