@@ -221,10 +221,6 @@ class Recovery:
     operations: int = 0
     swept: list[str] = field(default_factory=list)
 
-    @property
-    def happened(self) -> bool:
-        return self.finished or bool(self.swept)
-
     def notes(self) -> list[str]:
         out: list[str] = []
         if self.finished:

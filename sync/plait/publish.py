@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import gitops
 
-__all__ = ["Piece", "Published", "guard_clean", "publish"]
+__all__ = ["Piece", "Publication", "Published", "guard_clean", "publish"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Published:
 
 @dataclass
 class Publication:
+    """Every commit `publish` made, and what it could not commit (a copy in no repository)."""
+
     commits: list[Published] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
