@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import PlaitError
+from .paths import JOURNAL_NAME
 
 __all__ = [
     "JOURNAL_NAME",
@@ -63,7 +64,6 @@ __all__ = [
     "write_atomic",
 ]
 
-JOURNAL_NAME = "journal.json"
 # What a staged file is called until it is renamed into place; ".plait-del"
 # is what earlier versions of plait parked a removed file as.
 TEMP_SUFFIXES = (".plait-tmp", ".plait-del")

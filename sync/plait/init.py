@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .commit import JOURNAL_NAME, fsync_dir, stage_file, workspace_lock, write_atomic
+from .commit import fsync_dir, stage_file, workspace_lock, write_atomic
 from .errors import PlaitError
-from .paths import STORE_DIR
+from .paths import JOURNAL_NAME, STORE_DIR
 from .workspace import CANONICAL, MANIFEST, GitSpec, repository_top
 
 __all__ = [

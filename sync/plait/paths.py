@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-__all__ = ["LOCK_NAME", "STORE_DIR", "is_plain_relative"]
+__all__ = ["JOURNAL_NAME", "LOCK_NAME", "STORE_DIR", "is_plain_relative"]
 
 # Where plait keeps what it remembers in a workspace (the base store, the
 # sync state), beside the manifest.
 STORE_DIR = ".plait"
+
+# What a run that passed its switch point left for the next run to finish (`plait.commit`).
+JOURNAL_NAME = "journal.json"
 
 # The provenance lock `plait vendor` keeps in each vendored directory.
 LOCK_NAME = "plait.lock"

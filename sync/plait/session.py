@@ -8,19 +8,19 @@ workspace, so that sync, vendor, adopt and init all run the same way:
   and checked, before anything is planned;
 - `commit_run`: the run's `Transaction` committed, pruning only what
   nothing on disk (or committed at HEAD) names any more (`prunable`);
-- `refuse_if_interrupted`: what a command that only reads says when a
-  killed run's journal waits.
+- `writing_run`: a dry run only reads (and refuses a workspace a killed
+  run left half written: `Store.refuse_if_interrupted`), a real run does
+  all of the above.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from .commit import JOURNAL_NAME, Recovery, Transaction, recover, workspace_lock
+from .commit import Recovery, Transaction, recover, workspace_lock
 from .errors import PlaitError
 from .paths import LOCK_NAME
 from .workspace import Workspace
@@ -28,10 +28,8 @@ from .workspace import Workspace
 __all__ = [
     "commit_run",
     "exclusive",
-    "interrupted",
     "new_transaction",
     "prunable",
-    "refuse_if_interrupted",
     "writing_run",
 ]
 
@@ -52,7 +50,7 @@ def writing_run(ws: Workspace, *, dry_run: bool, run: Callable[[bool], N]) -> N:
     begins with what was mended.
     """
     if dry_run:
-        refuse_if_interrupted(ws)
+        ws.store.refuse_if_interrupted()
         return run(True)
     with exclusive(ws) as recovery:
         result = run(False)
@@ -81,22 +79,6 @@ def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recove
         # not what plait writes stops the run before anything is written.
         ws.store.state()
         yield mended
-
-
-def interrupted(ws: Workspace) -> bool:
-    """Whether a killed run's journal waits to be finished (read-only commands say so)."""
-    return os.path.lexists(ws.store.root / JOURNAL_NAME)
-
-
-def refuse_if_interrupted(ws: Workspace) -> None:
-    """A command that only reads (a dry run, status, check) would report half of a killed
-    run as if it were the workspace; it says what to run instead."""
-    if interrupted(ws):
-        raise PlaitError(
-            "a plait run was interrupted after it started writing; run the command again without"
-            " --dry-run (any `plait sync`, `vendor` or `adopt`) to finish it",
-            path=str(ws.store.root / JOURNAL_NAME),
-        )
 
 
 def new_transaction(ws: Workspace) -> Transaction:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import PlaitError
-from .paths import STORE_DIR, is_plain_relative
+from .paths import JOURNAL_NAME, STORE_DIR, is_plain_relative
 
 if TYPE_CHECKING:
     # tomlkit is imported where the state is read or written: `plait check`
@@ -362,6 +362,17 @@ class Store:
                 self._root_resolved = store
             return store
         return self._root_resolved
+
+    def refuse_if_interrupted(self) -> None:
+        """A command that only reads (status, check, diff, a dry run) would report half of a
+        killed run as if it were the workspace; it says what to run instead."""
+        journal = self.root / JOURNAL_NAME
+        if os.path.lexists(journal):
+            raise PlaitError(
+                "a plait run was interrupted after it started writing; run any command that writes"
+                " (`plait sync`, `plait vendor`, `plait adopt`), without --dry-run, to finish it",
+                path=str(journal),
+            )
 
     def path_of(self, digest: str) -> Path:
         return self.objects / digest[:2] / digest[2:]

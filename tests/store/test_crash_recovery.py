@@ -46,3 +46,20 @@ def test_a_successful_run_sweeps_the_temporary_files_killed_runs_left(tmp_path: 
     assert [s for s in strays if s.exists()] == []
     assert keep.exists()
     assert "removed 5 temporary file(s) an interrupted run left" in synced.stdout
+
+
+def test_read_only_commands_name_a_waiting_journal_and_a_writing_run_finishes_it(tmp_path: Path) -> None:
+    ws = bundled_repo(tmp_path / "repo")
+    journal = ws.workspace / ".plait" / "journal.json"
+    # What a run killed after its switch point leaves (here with nothing left to rename).
+    journal.write_text('{"journal": 1, "pid": 1, "renames": [], "removes": []}\n')
+    for command in (["status"], ["check"], ["diff", "canonical", "upstream"], ["sync", "--dry-run"]):
+        refused = ws.plait(*command)
+        assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
+        said = refused.stdout + refused.stderr
+        assert "a plait run was interrupted after it started writing" in said and "journal.json" in said
+    finished = ws.plait("sync")
+    assert finished.returncode == 0, finished.stderr
+    assert "finished an interrupted run" in finished.stdout
+    assert not journal.exists()
+    assert ws.plait("status").returncode == 0

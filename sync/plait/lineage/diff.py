@@ -560,8 +560,10 @@ def diff_copies(ws: Workspace | None, a: str, b: str) -> CopyDiff:
     (renamed files, renamed imports, a consumer's vendored package), so that
     an import naming the same module under its new name, or a body that
     differs only by such an import, is no difference: only real ones are
-    reported.
+    reported.  A workspace a killed run left half written is refused, not diffed.
     """
+    if ws is not None:
+        ws.store.refuse_if_interrupted()
     left, right = resolve_operand(ws, a), resolve_operand(ws, b)
     a_files, b_files = left.files, right.files
     if ws is not None and left.copy and right.copy:

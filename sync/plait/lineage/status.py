@@ -69,6 +69,7 @@ def status(
     *progress* is called with each row as it is done (a multi-lineage run
     takes a merge per file).
     """
+    ws.store.refuse_if_interrupted()
     state = ws.store.state()
     rows: list[LineageStatus] = []
     for lineage in ws.sync_order(names):

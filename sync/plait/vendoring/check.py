@@ -104,7 +104,12 @@ def hash_files(files: Iterable[tuple[str, Path]]) -> dict[str, str]:
 
 
 def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerCheck]:
-    """Check *names* (default: every consumer) against their locks and sources."""
+    """Check *names* (default: every consumer) against their locks and sources.
+
+    A killed run's journal, still waiting, is an error rather than a verdict
+    on files that are half the old run and half the new.
+    """
+    ws.store.refuse_if_interrupted()
     source_hashes: dict[str, dict[str, str]] = {}
     results: list[ConsumerCheck] = []
     for consumer in ws.select_consumers(names):
