@@ -57,7 +57,7 @@ def _options(fn: F) -> F:
 @click.argument("ours")
 @click.argument("theirs")
 @_options
-@output_options("merge")
+@output_options("merge", levels=False)
 def merge(base: str, ours: str, theirs: str, out: Output, **values: Any) -> None:
     """Three-way merge THEIRS (incoming) into OURS (local), both descended from BASE.
 

@@ -129,6 +129,16 @@ class Output:
     as_json: bool = False
     pretty: bool = False
     color: ColorMode = "auto"
+    # -1 with --quiet (problems only), 0 by default (a summary), 1 with --verbose (every member).
+    verbosity: int = 0
+
+    @property
+    def verbose(self) -> bool:
+        return self.verbosity > 0
+
+    @property
+    def quiet(self) -> bool:
+        return self.verbosity < 0
 
     @functools.cached_property
     def out(self) -> Console:
@@ -300,23 +310,46 @@ def color_option(fn: Callable[P, R]) -> Callable[P, R]:
     )(fn)
 
 
-def output_options(command: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
-    """Add --json, --pretty and --color to a command and pass it an `Output` as ``out``."""
+def output_options(command: str, *, levels: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Add --json, --pretty, --color and (with *levels*) --verbose and --quiet to a command, and
+    pass it an `Output` as ``out``.
+
+    `plait merge` takes no levels: git's driver line has its own plain parser,
+    which must accept exactly what click accepts.
+    """
 
     import click
 
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
-        @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (schema 1) instead of text.")
-        @click.option("--pretty", is_flag=True, help="Indent the JSON.")
-        @color_option
         @functools.wraps(fn)
-        def wrapper(*args: Any, as_json: bool, pretty: bool, color: ColorMode | None, **kwargs: Any) -> R:
+        def wrapper(
+            *args: Any,
+            as_json: bool,
+            pretty: bool,
+            color: ColorMode | None,
+            verbose: bool = False,
+            quiet: bool = False,
+            **kwargs: Any,
+        ) -> R:
             ctx = click.get_current_context()
+            if verbose and quiet:
+                raise click.UsageError("--verbose and --quiet say opposite things; pass one")
             chosen = color or ctx.find_root().params.get("color") or "auto"
-            out = Output(command, as_json=as_json, pretty=pretty, color=chosen)
+            out = Output(command, as_json=as_json, pretty=pretty, color=chosen, verbosity=int(verbose) - int(quiet))
             return fn(*args, out=out, **kwargs)
 
-        return wrapper
+        decorated: Callable[..., R] = color_option(wrapper)
+        if levels:
+            decorated = click.option(
+                "-q", "--quiet", is_flag=True, help="Only what needs attention: conflicts, refusals, errors."
+            )(decorated)
+            decorated = click.option(
+                "-v", "--verbose", is_flag=True, help="Every member of every file, not only the summary."
+            )(decorated)
+        decorated = click.option("--pretty", is_flag=True, help="Indent the JSON.")(decorated)
+        return click.option(
+            "--json", "as_json", is_flag=True, help="Print one JSON document (schema 1) instead of text."
+        )(decorated)
 
     return decorate
 
