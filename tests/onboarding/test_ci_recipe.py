@@ -25,7 +25,7 @@ from pathlib import Path
 
 import git
 import pytest
-from real_setups import Setup, canonical_files, commit_all, make_setup
+from real_setups import canonical_files, commit_all, make_setup, under_plait
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -159,22 +159,6 @@ def run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
     )
 
 
-def under_plait(setup: Setup) -> None:
-    """The setup brought under plait and committed, as its maintainers would leave it."""
-
-    def plait(*args: str) -> None:
-        done = subprocess.run([sys.executable, "-m", "plait", *args], cwd=setup.ws, capture_output=True, text=True)
-        assert done.returncode == 0, done.stdout + done.stderr
-
-    plait("init", "--canonical", "../canonical", "../fork", "../svc-a", "../svc-b")
-    for name in ("fork", "svc-a", "svc-b"):
-        plait("adopt", name)
-    plait("sync")
-    plait("vendor", "--all")
-    for name in ("svc_a", "svc_b", "fork", "ws"):
-        commit_all(setup.repos[name], "under plait")
-
-
 def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str, str], tmp_path: Path) -> None:
     blocks = recipe_blocks()
     assert sorted(blocks) == ["lineages.yml", "re-vendor.yml", "vendored.yml"]
@@ -182,7 +166,8 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
         assert "-e ." not in block and "lineages/" not in block, "the recipe names plait's own repository"
     setup = make_setup(tmp_path / "repos")
     under_plait(setup)
-    env = {**runner, "HOME": str(tmp_path / "home")}
+    summary = tmp_path / "step-summary.md"
+    env = {**runner, "HOME": str(tmp_path / "home"), "GITHUB_STEP_SUMMARY": str(summary)}
     (tmp_path / "home").mkdir()
 
     # The lineages workflow, on a shallow clone of the workspace.
@@ -195,6 +180,11 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
         "nothing to check" in (ci / "lineages" / "conform.xml").read_text()
         or (ci / "lineages" / "conform.xml").exists()
     )
+    # The job summary holds the overview: a table row per copy and the family's graph.
+    overview = summary.read_text()
+    assert overview.startswith("## plait status") and "```mermaid" in overview
+    assert all(f"| {name} |" in overview for name in ("fork", "svc-a", "svc-b"))
+    summary.write_text("")
 
     # The drift check, in a consumer's own repository.
     git.Repo.clone_from(f"file://{setup.svc_a}", ci / "svc-a", depth=1)
@@ -231,3 +221,10 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
         assert pushed[branch]
     log = Path(env["GH_LOG"]).read_text()
     assert log.count("pr create") == 4, log  # two consumers: their branch, and the bases' branch each
+    # Each pull request is titled with what it carries, and its body is the run's markdown report.
+    for name in ("svc-a", "svc-b"):
+        title = f"--title plait: vendor canonical@{upstream[:7]} into {name} --body-file body.md"
+        assert title in log, log
+        assert f"--title plait: vendor canonical@{upstream[:7]} into {name} (the workspace's bases)" in log, log
+    reports = summary.read_text()
+    assert reports.count("## plait: vendor canonical@") == 2 and reports.count("```mermaid") == 2, reports

@@ -16,12 +16,10 @@ from ..vendoring.check import check, check_exit, check_locks
 from ..workspace import Workspace
 from . import command
 from .options import workspace_option
-from .output import Output, output_options, reports_errors
-from .render import check_summary
+from .output import Output, format_option, output_options, reports_errors
+from .render import Places, check_markdown, render_check
 
 __all__ = ["check_command"]
-
-_STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
 
 
 @command("check")
@@ -32,10 +30,11 @@ _STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
     help="No workspace: check every directory holding a plait.lock under the paths given (default: .) "
     "against its lock only.",
 )
+@format_option("json", "markdown")
 @workspace_option
 @output_options("check")
 @reports_errors
-def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Workspace], out: Output) -> None:
+def check_command(consumers: tuple[str, ...], locks: bool, fmt: str, ws: Callable[[], Workspace], out: Output) -> None:
     """Check CONSUMERS (default: all): every vendored file matches the lock, and
     every lock is current with its source.  It hashes files; it parses none.
 
@@ -45,6 +44,7 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
     command that fixes it; 2 errors (a corrupt lock, a lock naming a path
     outside its directory).
     """
+    workspace: Workspace | None = None
     if locks:
         roots = [Path(p) for p in consumers] or [Path(".")]
         results = check_locks(roots)
@@ -54,19 +54,18 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
         results = check(workspace, list(consumers) or None)
         inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers)}
     code = check_exit(results)
-    if out.as_json:
+    if out.as_json or fmt == "json":
         out.emit_json({"exit": code, "consumers": [r.to_json() for r in results]}, inputs=inputs)
+        for result in results:
+            if result.error:
+                out.error(f"{result.consumer or result.vendor_dir}: {result.error}")
         sys.exit(code)
-    table = out.table("drift", ["consumer", "file", "drift", "detail"], wrap=["detail"])
-    for result in results:
-        for drift in result.drift:
-            table.add(result.consumer or result.vendor_dir, drift.file or "-", drift.kind, drift.detail)
-    if table.rows:
-        out.show(table)
-    for result in results:
-        out.line(check_summary(result), _STYLE[result.state], stderr=result.state == "error")
+    if fmt == "markdown":
+        click.echo(check_markdown(results, Places(workspace)))
+        sys.exit(code)
+    render_check(results, out)
     if not results:
         out.line("no vendored directory found" if locks else "the workspace declares no consumer")
-    if not locks:
-        out.workspace(inputs["workspace"])
+    if workspace is not None and not out.quiet:
+        out.workspace(Places(workspace).manifest(workspace.manifest))
     sys.exit(code)
