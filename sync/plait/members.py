@@ -21,8 +21,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .merge.facts import MODULE
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 __all__ = ["DOCSTRING", "FILE", "IMPORTS", "MODULE", "Edit", "Member", "Texts", "binding_of", "fold", "listing"]
 
@@ -111,21 +115,20 @@ class Texts:
         self._texts = [t for t in texts if t]
 
     @functools.cached_property
-    def _statements(self) -> list[tuple[str, str]]:
-        """(first line, binding) of every top-level statement of every text that parses."""
+    def _statements(self) -> list[tuple[str, str, cst.CSTNode]]:
+        """(text, binding, node) of every top-level statement of every text that parses."""
         import libcst as cst
 
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str, cst.CSTNode]] = []
         for text in self._texts:
             try:
                 module = cst.parse_module(text)
             except Exception:  # noqa: BLE001 - a file with conflict markers, or not Python: name nothing
                 continue
             for index, stmt in enumerate(module.body):
-                code = module.code_for_node(stmt).strip()
                 binding = binding_of(stmt, first=index == 0)
                 if binding:
-                    out.append((code, binding))
+                    out.append((module.code_for_node(stmt).strip(), binding, stmt))
         return out
 
     def statement(self, label: str) -> str | None:
@@ -133,22 +136,29 @@ class Texts:
         start = _label_start(label)
         if not start:
             return None
-        for code, binding in self._statements:
-            if code.startswith(start) or code.splitlines()[0].strip().startswith(start):
+        for code, binding, _node in self._statements:
+            if code.startswith(start):
                 return binding
         return None
 
     def keyword(self, name: str, callee: str) -> str | None:
-        """The binding of the top-level statement holding a call ``callee(name=...)``."""
+        """The binding of the top-level statement holding a call ``callee(name=...)``: a decorator's
+        keyword names the class it decorates, an argument the constant it builds."""
+        import libcst as cst
+        import libcst.matchers as m
+        from libcst.helpers import get_full_name_for_node
+
         func = callee.removesuffix("(...)")
-        needles = (f"{func}(", f"{name}=")
-        for code, binding in self._statements:
-            if all(n in code for n in needles):
-                return binding
+        for _code, binding, node in self._statements:
+            for call in m.findall(node, m.Call()):
+                if not isinstance(call, cst.Call) or get_full_name_for_node(call.func) != func:
+                    continue
+                if any(arg.keyword is not None and arg.keyword.value == name for arg in call.args):
+                    return binding
         return None
 
 
-def binding_of(stmt: object, *, first: bool) -> str | None:
+def binding_of(stmt: cst.CSTNode, *, first: bool) -> str | None:
     """The name a top-level statement binds: a definition's, an assignment's target, the docstring."""
     import libcst as cst
 
@@ -170,10 +180,10 @@ def binding_of(stmt: object, *, first: bool) -> str | None:
     return _dotted(target) if target is not None else None
 
 
-def _dotted(node: object) -> str | None:
+def _dotted(node: cst.CSTNode) -> str | None:
     from libcst.helpers import get_full_name_for_node
 
-    name = get_full_name_for_node(node)  # type: ignore[arg-type]
+    name = get_full_name_for_node(node)
     return name if name and _is_name(name) else None
 
 

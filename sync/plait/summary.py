@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .members import FILE, Edit, Member, binding_of, listing
+
+if TYPE_CHECKING:
+    from .runs import PlannedFiles
 
 __all__ = [
     "ConflictNote",
@@ -29,6 +32,7 @@ __all__ = [
     "Mode",
     "commit_text",
     "conflict_note",
+    "conflict_notes",
     "detail_lines",
     "moved_into",
     "summary_lines",
@@ -195,6 +199,12 @@ def conflict_note(file: str, path: str, kind: str, reason: str, line: int | None
     start, ours, theirs = region
     member = _member_at(lines, start) or path
     return ConflictNote(file, member, kind, reason, start + 1, _value(ours), _value(theirs))
+
+
+def conflict_notes(plan: PlannedFiles) -> list[ConflictNote]:
+    """Every conflict of a plan, read from the text it writes (`conflict_note`)."""
+    after = {f.name: f.after for f in plan.files}
+    return [conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file)) for c in plan.conflicts]
 
 
 def moved_into(changes: Iterable[Edit]) -> list[tuple[str, str, str]]:

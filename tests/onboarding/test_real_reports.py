@@ -63,6 +63,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Setup, dict[str, Run
     )
     commit_all(setup.repos["canonical"], "corelib: retryable is a bool; a backoff")
     runs["status --check, behind"] = plait(ws, "status", "--check")
+    runs["status -v, behind"] = plait(ws, "status", "--verbose")
     runs["vendor svc-b --dry-run"] = dry = plait(ws, "vendor", "svc-b", "--dry-run")
     patch = setup.root / "svc-b.diff"
     patch.write_text(dry.stdout[: dry.stdout.find("\nsvc-b  ") + 1])
@@ -113,6 +114,11 @@ def test_status_names_every_copy_and_check_exits_1_while_one_is_behind(real: tup
         if line.split()[1:2] in (["lineage"], ["consumer"])
     }
     assert states == {"fork": "behind", "svc-a": "behind", "svc-b": "behind"}
+    # The member detail: what a sync would bring the fork, each service's local edit, what check found.
+    detail = ok(runs["status -v, behind"])
+    assert "fork  retry.py  pending  + backoff" in detail
+    assert "svc-a  errors.py  local edit  ~ Failure.__init__: ~ self.retryable = bool(retryable)" in detail
+    assert any(line.startswith("svc-b  retry.py  behind  changed in canonical since it was vendored") for line in detail)
 
 
 def test_sync_and_vendor_are_summaries_and_a_second_vendor_a_line_per_consumer(

@@ -140,7 +140,7 @@ def demo(compare: str | None, keep: bool, ws: Callable[[], Workspace], out: Outp
         else:
             out.line(conformance["nothing_to_check"])
         out.heading(f"7. {target} compared with the canonical client, after the sync")
-        render_diff(result, out, "text", bodies=out.verbose)
+        render_diff(result, out, "text")
         out.heading("next, on your own repositories")
         width = max(len(cmd) for cmd, _ in OWN_REPOSITORIES)
         for cmd, what in OWN_REPOSITORIES:

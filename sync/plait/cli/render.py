@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..lineage.sync import LineagePlan, SyncReport
     from ..members import Member
     from ..runs import PlannedFiles, RunReport
-    from ..summary import ConflictNote, CopyStory, Mode
+    from ..summary import CopyStory, Mode
     from ..vendoring.check import ConsumerCheck
     from ..vendoring.vendor import VendorPlan, VendorReport
     from ..workspace import Workspace
@@ -53,6 +53,7 @@ __all__ = [
     "aligned",
     "check_markdown",
     "check_summary",
+    "diff_headline",
     "finish_run",
     "md_table",
     "mermaid",
@@ -334,7 +335,7 @@ def _wrote(plan: AnyPlan, report: AnyReport, places: Places) -> str:
 def _repos_written(report: AnyReport, places: Places) -> list[Path]:
     tops: list[Path] = []
     for plan in report.plans:
-        if plan.changed:
+        if _written_count(plan):
             top = places.repo(plan.name)
             if top is not None and top not in tops:
                 tops.append(top)
@@ -369,7 +370,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
     """The commands that come after this run: resolve, abort, review, commit, track, vendor."""
     if report.refused:
         return [f"fix what the error says, then run plait {command} again"]
-    changing = [p for p in report.plans if p.changed or p.outcome in ("synced", "vendored", "conflicted")]
+    changing = [p for p in report.plans if _written_count(p) or p.outcome in ("synced", "vendored", "conflicted")]
     if report.dry_run:
         return ["rerun without --dry-run to write it"] if changing else []
     if report.conflicted and not report.written:
@@ -391,7 +392,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
             where = f" at {entry['pushed_to']}" if entry.get("pushed_to") else f" in {places.show(entry['repository'])}"
             verb = "open a pull request from" if entry.get("pushed_to") else "review and merge"
             steps.append(f"{verb} {entry['branch']}{where}")
-    elif any(p.changed for p in report.plans if p.outcome in ("synced", "vendored")):
+    elif any(_written_count(p) for p in report.plans if p.outcome in ("synced", "vendored")):
         tops = _repos_written(report, places)
         cached = [top for top in tops if _in_clone_cache(top, places)]
         tops = [top for top in tops if top not in cached]
@@ -455,13 +456,6 @@ def render_run(report: AnyReport, out: Output, places: Places, *, command: str, 
             out.workspace(places.manifest(report.manifest))
 
 
-def _conflicts(plan: AnyPlan) -> list[ConflictNote]:
-    from ..summary import conflict_note
-
-    after = {f.name: f.after for f in plan.files}
-    return [conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file)) for c in plan.conflicts]
-
-
 def _refusal(name: str, reason: str, dry_run: bool) -> str:
     said = reason if reason.startswith(f"{name}:") else f"{name}: {reason}"
     return f"would be refused: {said}" if dry_run else said
@@ -469,8 +463,10 @@ def _refusal(name: str, reason: str, dry_run: bool) -> str:
 
 def run_problems(report: AnyReport, out: Output, places: Places) -> None:
     """Every conflict and refusal of a run on stderr, one line each, whatever the format of stdout."""
+    from ..summary import conflict_notes
+
     for plan in report.plans:
-        for note in _conflicts(plan):
+        for note in conflict_notes(plan):
             text = note.text(places.file(plan.name, note.file))
             out.line(f"would {text}" if report.dry_run else text, "bold red", stderr=True)
         if plan.outcome == "refused":
@@ -861,8 +857,24 @@ def render_adopt(result: AdoptResult, out: Output, *, dry_run: bool = False) -> 
                 out.line(f"  {edit.file}  local edit  {edit.text}")
 
 
-def render_diff(result: CopyDiff, out: Output, fmt: str, *, bodies: bool = True) -> None:
-    """The diff as text (one line per member, diffs indented) or markdown (also used by `plait demo`)."""
+def diff_headline(result: CopyDiff) -> str:
+    """The diff in one line: how many members differ, and how."""
+    only_a = sum(m.status == "only-a" for m in result.members) + len(result.only_a_files)
+    only_b = sum(m.status == "only-b" for m in result.members) + len(result.only_b_files)
+    changed = sum(m.status == "changed" for m in result.members)
+    files = len({m.file for m in result.members} | set(result.only_a_files) | set(result.only_b_files))
+    parts = [f"{only_b} only in {result.b}", f"{changed} changed", f"{only_a} only in {result.a}"]
+    differ = "s differ" if files != 1 else " differs"
+    return f"{result.b} compared with {result.a}: {files} file{differ} ({', '.join(parts)})"
+
+
+def render_diff(result: CopyDiff, out: Output, fmt: str, *, bodies: bool | None = None) -> None:
+    """The diff as text or markdown (also used by `plait demo`).
+
+    Text: a headline with the counts, then one line per member with what
+    changed in it; the member's unified diff under it with ``--verbose``
+    (or *bodies*).
+    """
     import click
 
     if fmt == "markdown":
@@ -871,6 +883,7 @@ def render_diff(result: CopyDiff, out: Output, fmt: str, *, bodies: bool = True)
     if result.same:
         out.line(f"{result.b} and {result.a} do not differ")
         return
-    for line in result.text_lines(with_diff=bodies):
+    out.line(diff_headline(result), "bold")
+    for line in result.text_lines(with_diff=out.verbose if bodies is None else bodies):
         style = "dim" if line.startswith("    ") else None
         out.line(line, style)

@@ -48,7 +48,7 @@ from ..runs import (
 )
 from ..session import commit_run, exclusive, new_transaction, writing_run
 from ..store import Snapshot, State, SyncRecord, digest_of
-from ..summary import CopyStory, Mode, commit_text, conflict_note, moved_into
+from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import rewrite_tree
 from ..workspace import CLONES, Copy, Lineage, Workspace
 
@@ -126,7 +126,6 @@ class LineagePlan(PlannedFiles):
     def story(self, mode: Mode) -> CopyStory:
         """What the sync does to this lineage, for people (`plait.summary`)."""
         texts = {f.name: Texts(f.before, f.after) for f in self.files}
-        after = {f.name: f.after for f in self.files}
         kept = [line.edit for line in self.kept()]
         return CopyStory(
             self.name,
@@ -142,9 +141,7 @@ class LineagePlan(PlannedFiles):
             kept=fold(kept, texts),
             moved=[member for _file, _path, member in moved_into(kept)],
             upstream=fold([line.edit for line in self.upstreamed()], texts),
-            conflicts=[
-                conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file)) for c in self.conflicts
-            ],
+            conflicts=conflict_notes(self),
             reason=self.reason,
         )
 

@@ -39,7 +39,7 @@ from ..publish import Piece, guard_clean, publish
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_paths
 from ..session import commit_run, new_transaction, writing_run
 from ..store import Snapshot, digest_of
-from ..summary import CopyStory, Mode, commit_text, conflict_note, moved_into
+from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
 from ..workspace import CLONES, Consumer, Copy, Workspace
@@ -133,7 +133,6 @@ class VendorPlan(PlannedFiles):
         is one the source has taken.
         """
         texts = {f.name: Texts(f.before, f.after) for f in self.files}
-        after = {f.name: f.after for f in self.files}
         now = [Edit(e.file, e.path, e.kind, e.detail) for e in self.local_edits]
         previous = self._previous_lock()
         before = [Edit(e.file, e.path, e.kind, e.detail) for e in previous.local_edits] if previous else []
@@ -169,9 +168,7 @@ class VendorPlan(PlannedFiles):
             moved=[member for _file, _path, member in moved_into(merged)],
             upstream=fold(upstream, texts),
             new=fold(new, texts) if previous is not None else [],
-            conflicts=[
-                conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file)) for c in self.conflicts
-            ],
+            conflicts=conflict_notes(self),
             reason=self.reason,
         )
 
