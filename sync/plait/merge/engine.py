@@ -500,6 +500,14 @@ class _Merge:
         audit.changes.extend(dropped)
         if audit.passed:
             return MergeResult(text, [], audit.changes, "structured")
+        if audit.problems and not lm.clean:
+            # What is missing cannot be marked where it is not: git's line
+            # merge, whose hunks hold every line of both sides, with the
+            # problem named.
+            note = "the structured merge " + "; ".join(c.reason for c in audit.problems) + "; this is a line merge"
+            return MergeResult(
+                lm.text, [*audit.problems, *_line_conflicts(lm)], audit.changes, "line-fallback", [note]
+            )
         return self._with_marks(text, audit, "structured")
 
 
