@@ -168,9 +168,10 @@ def _matcher_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(structured.StatementMatcher, "match", broken)
 
 
-MOVE_BASE = "def f(x):\n    total = compute_the_total(x, factor=2, offset=3)\n    return total\n\n\ndef g(y):\n    return y\n"
 MOVED = "    total = compute_the_total(x, factor=2, offset=3)\n    return total\n"
-CLASSES = 'class A:\n    def f(self, m):\n        if m == "x":\n            return 1\n\n\nclass B:\n    def f(self, m):\n        if m == "x":\n            return 1\n'
+MOVE_BASE = "def f(x):\n" + MOVED + "\n\ndef g(y):\n    return y\n"
+METHOD = '    def f(self, m):\n        if m == "x":\n            return 1\n'
+CLASSES = "class A:\n" + METHOD + "\n\nclass B:\n" + METHOD
 BRANCH = '        if m == "x":\n            return 1\n        elif m == "y":\n            return 2\n'
 
 EMITTERS: dict[str, list[Emits]] = {
@@ -236,6 +237,9 @@ def test_each_hunk_resolves_to_that_sides_own_text(kind: str, emits: Emits, monk
     assert kind in {c.kind for c in result.conflicts}, [c.describe() for c in result.conflicts]
     inputs = {"ours": emits.ours, "base": emits.base, "theirs": emits.theirs}
     hunks = check_sides(result.text, inputs, emits.elsewhere)
+    if kind not in ("lost", "misplaced"):
+        # Only what is missing has no place to be marked (git's hunks stand in); everything else is marked.
+        assert hunks, f"a {kind} conflict with no hunk"
     # Taking one side's sections everywhere gives code that defines what it uses, as that side's file
     # does: at least for one side (the halves of a semantic conflict stand apart, so taking the side
     # whose new code uses a removed name still needs that name back).

@@ -505,9 +505,7 @@ class _Merge:
             # merge, whose hunks hold every line of both sides, with the
             # problem named.
             note = "the structured merge " + "; ".join(c.reason for c in audit.problems) + "; this is a line merge"
-            return MergeResult(
-                lm.text, [*audit.problems, *_line_conflicts(lm)], audit.changes, "line-fallback", [note]
-            )
+            return MergeResult(lm.text, [*audit.problems, *_line_conflicts(lm)], audit.changes, "line-fallback", [note])
         return self._with_marks(text, audit, "structured")
 
 
