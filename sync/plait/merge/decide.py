@@ -190,6 +190,8 @@ class Merger:
         self.texts = texts
         self.sentinels = sentinels
         self.layout: Hand = "ours"
+        # Elements the layout side lacks start lines of their own (see `_narrow`).
+        self.break_new = False
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -420,6 +422,20 @@ class Merger:
         width = self._width(node, indent)
         if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
             return node
+        if "\n" in self.texts.fresh(o).strip("\r\n"):
+            # Ours wraps it: the elements ours lacks go on lines of their own, in ours' layout.
+            self.break_new = True
+            try:
+                broken = _like(self.merge_node(b, o, t, scope), b)
+            except MergeConflict:
+                broken = node
+            finally:
+                self.break_new = False
+            narrower = self._width(broken, indent)
+            if narrower < width:
+                node, width = broken, narrower
+            if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
+                return node
         if "\n" not in self.texts.fresh(t).strip("\r\n"):
             return node
         self.layout = "theirs"
@@ -941,7 +957,7 @@ class Merger:
         if not gaps:
             nodes = keep_sorted(nodes, (bl, ol, tl), self.texts)
         if nodes and hasattr(nodes[0], "comma"):
-            nodes = fix_separators(nodes, (bl, ol, tl), self.texts, self.layout)
+            nodes = fix_separators(nodes, (bl, ol, tl), self.texts, self.layout, break_new=self.break_new)
         return nodes
 
     def _merge_aligned(
@@ -1052,13 +1068,15 @@ class Merger:
         gives the collection as that side (or base) would have it.
         """
         placed = [self._sentinel_for(x, merged[:i]) if isinstance(x, Region) else x for i, x in enumerate(merged)]
-        placed = fix_separators(placed, lists, self.texts, self.layout)
+        placed = fix_separators(placed, lists, self.texts, self.layout, break_new=self.break_new)
         for i, item in enumerate(merged):
             if not isinstance(item, Region):
                 continue
             sections: list[str] = []
             for version in (item.ours, item.base, item.theirs):
-                resolved = fix_separators([*placed[:i], *version, *placed[i + 1 :]], lists, self.texts, self.layout)
+                resolved = fix_separators(
+                    [*placed[:i], *version, *placed[i + 1 :]], lists, self.texts, self.layout, break_new=self.break_new
+                )
                 if version is not item.base and self.texts.syntax(holding(parent, field, resolved)) is None:
                     # A side's section must read as code in place; if not, the statement conflicts whole.
                     raise MergeConflict(item.conflict.kind, describe(parent, self.texts), why=item.conflict.why)
