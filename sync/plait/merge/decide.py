@@ -37,9 +37,10 @@ from .elements import (
     ordered_chunks,
     ordered_clash,
     region_sentinel,
+    subsumes,
 )
 from .facts import MODULE
-from .insertions import insertion_dependency
+from .insertions import insertion_dependency, sorted_imports
 from .lines import merge_lines
 from .match import Deadline, ElementKey, N, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
@@ -221,7 +222,7 @@ class Merger:
         t_map = self._local_map(bl, tl, "theirs")
         free: set[tuple[Origin, int]] = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
         free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
-        slots = sequence_order(len(bl), o_map, t_map, free)
+        slots = sorted_imports(sequence_order(len(bl), o_map, t_map, free), (bl, ol, tl))
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
         b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
 
@@ -292,19 +293,34 @@ class Merger:
         """
         out: dict[tuple[str, int], tuple[list[Stmt], list[Stmt], str] | None] = {}
         run: list[tuple[str, int]] = []
+        shared: list[bool] = []  # for each of theirs' insertions here, twins included: whether ours made it too
+        theirs_all: list[Stmt] = []
         for slot in [*slots, ("base", -1)]:
             if slot[0] != "base":
-                if not (slot[0] == "theirs" and slot[1] in twin_of_theirs):
+                twin = slot[0] == "theirs" and slot[1] in twin_of_theirs
+                if slot[0] == "theirs":
+                    shared.append(twin)
+                    theirs_all.append(tl[slot[1]])
+                if not twin:
                     run.append(slot)
                 continue
             ours_part = [ol[j] for side, j in run if side == "ours"]
             theirs_part = [tl[j] for side, j in run if side == "theirs"]
             if ours_part and theirs_part:
-                why = insertion_dependency(self._source(ours_part), self._source(theirs_part))
+                # Statements both sides inserted, first in theirs' run: theirs' own code already
+                # ran after them, as it will in the merge, so only ours' other statements can surprise it.
+                twins = shared.count(True)
+                if twins and all(shared[:twins]):
+                    made_too = set(twin_of_theirs.values())
+                    ours_part = [ol[j] for side, j in run if side == "ours" and j not in made_too]
+                why = insertion_dependency(self._source(ours_part), self._source(theirs_part)) if ours_part else ""
                 if why:
-                    out[run[0]] = (ours_part, theirs_part, why)
+                    # Each section is that side's whole insertion, statements both made included.
+                    out[run[0]] = ([ol[j] for side, j in run if side == "ours"], theirs_all, why)
                     out.update((other, None) for other in run[1:])
             run = []
+            shared = []
+            theirs_all = []
         return out
 
     def _source(self, stmts: Sequence[Stmt]) -> str:
@@ -945,10 +961,12 @@ class Merger:
         inline = bracketed(parent, field, (bl, ol, tl))
         clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
-            chunks = ordered_chunks(bl, ol, tl, po, pt) if inline else None
+            chunks = ordered_chunks(bl, ol, tl, po, pt)
             if chunks is None:
                 raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
             merged = self._merge_chunks(chunks, key, parent, field, scope, clash)
+            if not inline and any(isinstance(x, Region) for x in merged):
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         else:
             merged = self._merge_aligned((bl, ol, tl), (po, pt), key, parent, field, scope, inline)
         nodes = [x for x in merged if isinstance(x, cst.CSTNode)]
@@ -1041,9 +1059,9 @@ class Merger:
                     merged.append(Region([o], [b], [t], exc))
                 continue
             bt, ot, tt = ([self.bare(x) for x in c] for c in (bc, oc, tc))
-            if ot == bt:
+            if ot == bt or subsumes(tt, ot, bt):
                 merged.extend(self.take(x, "theirs", scope) for x in tc)
-            elif tt == bt or ot == tt:
+            elif tt == bt or ot == tt or subsumes(ot, tt, bt):
                 merged.extend(self.take(x, "ours", scope) for x in oc)
             elif any(key(x) is not None for x in (*bc, *oc, *tc)):
                 # Keyword arguments commute; a run that holds some is not diff3's to split.

@@ -19,6 +19,7 @@ are the rules about where they stand and how they are written:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -73,6 +74,25 @@ def ordered_clash(
             deleter = "theirs" if inserter == "ours" else "ours"
             return f"{inserter} inserts next to an element {deleter} deletes, in an ordered sequence"
     return ""
+
+
+def subsumes(big: Sequence[str], small: Sequence[str], base: Sequence[str]) -> bool:
+    """Whether one side's edit of a run of an ordered sequence already holds the other side's.
+
+    Both inserted `c` after `b`, and one also `d` after it; one side
+    dropped `x` and the other dropped it and added `y`.  Taking *big*
+    then loses nothing of *small*: what *small* added stands in *big*, in
+    the same order, and what *small* removed *big* removed too.  diff3
+    calls it a conflict because the two runs differ; there is no order to
+    choose, since *big*'s order is *small*'s with more.
+    """
+    if not small and not base:
+        return False  # nothing of small's to hold
+    it = iter(big)
+    if not all(any(x == y for y in it) for x in small):
+        return False  # small's elements are not in big, in small's order
+    dropped = Counter(base) - Counter(small)
+    return not dropped - (Counter(base) - Counter(big))
 
 
 def _sort_text(element: cst.CSTNode, texts: Texts) -> str:

@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass, field
 
 import httpx
-from cachetools import TTLCache
 import tenacity
+from cachetools import TTLCache
 
 log = logging.getLogger(__name__)
 
