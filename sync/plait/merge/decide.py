@@ -964,7 +964,10 @@ class Merger:
             chunks = ordered_chunks(bl, ol, tl, po, pt)
             if chunks is None:
                 raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
-            merged = self._merge_chunks(chunks, key, parent, field, scope, clash)
+            # A base element one side kept (edited, maybe) and the other dropped is a deletion
+            # against a modification: no run holding it is one side's to take whole.
+            edited = {id(b) for i, b in enumerate(bl) if (i in po) != (i in pt)}
+            merged = self._merge_chunks(chunks, key, parent, field, scope, clash, edited)
             if not inline and any(isinstance(x, Region) for x in merged):
                 raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         else:
@@ -1039,11 +1042,21 @@ class Merger:
         return merged
 
     def _merge_chunks(
-        self, chunks: list[Chunk], key: ElementKey, parent: cst.CSTNode, field: str, scope: Scope, clash: str
+        self,
+        chunks: list[Chunk],
+        key: ElementKey,
+        parent: cst.CSTNode,
+        field: str,
+        scope: Scope,
+        clash: str,
+        edited: set[int],
     ) -> list[cst.CSTNode | Region]:
         """An ordered sequence merged as diff3 merges lines: element runs between elements both sides kept.
 
-        A run both sides changed differently is a `Region`; the rest merges.
+        A run both sides changed differently is a `Region`, unless one side's
+        run holds the other's (`elements.subsumes`) and no element of it is
+        one that a side dropped while the other kept it (in *edited*); the
+        rest merges.
         """
         merged: list[cst.CSTNode | Region] = []
         for kept, bc, oc, tc in chunks:
@@ -1059,9 +1072,10 @@ class Merger:
                     merged.append(Region([o], [b], [t], exc))
                 continue
             bt, ot, tt = ([self.bare(x) for x in c] for c in (bc, oc, tc))
-            if ot == bt or subsumes(tt, ot, bt):
+            whole = not any(id(x) in edited for x in bc)
+            if ot == bt or (whole and subsumes(tt, ot, bt)):
                 merged.extend(self.take(x, "theirs", scope) for x in tc)
-            elif tt == bt or ot == tt or subsumes(ot, tt, bt):
+            elif tt == bt or ot == tt or (whole and subsumes(ot, tt, bt)):
                 merged.extend(self.take(x, "ours", scope) for x in oc)
             elif any(key(x) is not None for x in (*bc, *oc, *tc)):
                 # Keyword arguments commute; a run that holds some is not diff3's to split.
