@@ -266,3 +266,17 @@ def test_a_hunk_holding_the_other_sides_line_is_caught() -> None:
         check_sides(swapped, {"ours": ours, "base": base, "theirs": theirs})
     right = "import os\n\nA = 1\n<<<<<<< ours\n||||||| base\n=======\nB = 2\n>>>>>>> theirs\n"
     assert check_sides(right, {"ours": ours, "base": base, "theirs": theirs}) == 1
+
+
+def test_a_name_bound_twice_names_both_bindings_whose_they_are_and_where() -> None:
+    case = load_case("duplicate_binding_each_side_its_own_text")
+    result = merge3(case.base, case.ours, case.theirs)
+    (conflict,) = result.conflicts
+    assert (conflict.ours, conflict.theirs) == ("from pip._vendor import chardet", "chardet = _resolve_char_detection()")
+    lines = result.text.splitlines()
+    for side, text in (("ours", conflict.ours), ("theirs", conflict.theirs)):
+        named = f"{side}' `{text}` (line "
+        assert named in conflict.reason
+        line = int(conflict.reason.split(named, 1)[1].split(")", 1)[0])
+        assert lines[line - 1] == text  # the line the message names is that binding, in the output
+    assert lines[conflict.line - 1] == "<<<<<<< ours"

@@ -144,6 +144,8 @@ class PendingConflict:
     # For a conflict over some elements of a bracketed collection: ours',
     # base's and theirs' elements as printed in place, separators included.
     sections: tuple[str, str, str] | None = None
+    # Ours' and theirs' short values, for `Conflict.ours` and `Conflict.theirs`.
+    values: tuple[str, str] = ("", "")
 
 
 class Sentinels:

@@ -309,10 +309,12 @@ class Merger:
             if ours_part and theirs_part:
                 # Statements both sides inserted, first in theirs' run: theirs' own code already
                 # ran after them, as it will in the merge, so only ours' other statements can surprise it.
+                # (Ours' other statements are still checked against all of theirs', those included.)
                 twins = shared.count(True)
                 if twins and all(shared[:twins]):
                     made_too = set(twin_of_theirs.values())
                     ours_part = [ol[j] for side, j in run if side == "ours" and j not in made_too]
+                    theirs_part = theirs_all
                 why = insertion_dependency(self._source(ours_part), self._source(theirs_part)) if ours_part else ""
                 if why:
                     # Each section is that side's whole insertion, statements both made included.
@@ -588,11 +590,23 @@ class Merger:
         theirs: Sequence[Stmt],
     ) -> list[Stmt]:
         n = self._next_number()
-        self.pending.append(PendingConflict(n, path, kind, reason))
+        values = (self._short_value(ours), self._short_value(theirs))
+        self.pending.append(PendingConflict(n, path, kind, reason, values=values))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
         first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
         mark = self.sentinels.statement
         return [first, *ours, mark(n, "base"), *base, mark(n, "theirs"), *theirs, mark(n, "end")]
+
+    def _short_value(self, version: Sequence[Stmt]) -> str:
+        """What one side assigns, when its version is one short assignment: `10` of `TIMEOUT = 10`."""
+        if len(version) != 1 or not isinstance(version[0], cst.SimpleStatementLine) or len(version[0].body) != 1:
+            return ""
+        small = version[0].body[0]
+        value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) else None
+        if value is None:
+            return ""
+        text = " ".join(self.texts.fresh(value).split())
+        return text if len(text) <= 40 else ""
 
     def _hoist_blank_lines(
         self, *versions: Sequence[Stmt]

@@ -50,7 +50,11 @@ def render(
         out.append(markers.line(part) + newline)
     # Conflicts found inside a statement that later conflicted as a whole
     # were never printed; only the printed ones are reported.
-    conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
+    conflicts = [
+        Conflict(p.path, p.kind, p.reason, first_line[p.number], ours=p.values[0], theirs=p.values[1])
+        for p in pending
+        if p.number in first_line
+    ]
     return "".join(out), conflicts
 
 
