@@ -272,7 +272,8 @@ def test_a_name_bound_twice_names_both_bindings_whose_they_are_and_where() -> No
     case = load_case("duplicate_binding_each_side_its_own_text")
     result = merge3(case.base, case.ours, case.theirs)
     (conflict,) = result.conflicts
-    assert (conflict.ours, conflict.theirs) == ("from pip._vendor import chardet", "chardet = _resolve_char_detection()")
+    assert conflict.ours == "from pip._vendor import chardet"
+    assert conflict.theirs == "chardet = _resolve_char_detection()"
     lines = result.text.splitlines()
     for side, text in (("ours", conflict.ours), ("theirs", conflict.theirs)):
         named = f"{side}' `{text}` (line "
