@@ -132,12 +132,29 @@ def _convention(
     return None
 
 
+def _inside_block(slots: list[Slot], i: int, j: int, stmt: Callable[[Slot], cst.BaseStatement]) -> bool:
+    """Whether slots ``i:j`` stand between two of base's imports of one block (no blank line before the second).
+
+    At a block's end, new imports may open a section of their own (isort
+    would move a stdlib import appended after the local ones elsewhere
+    anyway); between two imports of a block, they are that block's.
+    """
+    if i == 0 or j >= len(slots) or slots[i - 1][0] != "base" or slots[j][0] != "base":
+        return False
+    after = stmt(slots[j])
+    return (
+        _imported_module(stmt(slots[i - 1])) is not None
+        and _imported_module(after) is not None
+        and not getattr(after, "leading_lines", ())
+    )
+
+
 def sorted_imports(slots: list[Slot], bodies: tuple[Sequence[cst.BaseStatement], ...]) -> list[Slot]:
     """*slots* with the import statements both sides inserted at one point put in the order the module keeps.
 
     Only a run of lone imports (no blank line or comment above any), where
-    both sides inserted, and only when base and both sides keep every
-    import block sorted in one way.
+    both sides inserted between two of base's imports of one block, and
+    only when base and both sides keep every import block sorted in one way.
     """
     bl, ol, tl = bodies
 
@@ -156,7 +173,7 @@ def sorted_imports(slots: list[Slot], bodies: tuple[Sequence[cst.BaseStatement],
         j = i
         while j < len(out) and movable(out[j]):
             j += 1
-        if j - i > 1 and len({kind for kind, _ in out[i:j]}) == 2:
+        if j - i > 1 and len({kind for kind, _ in out[i:j]}) == 2 and _inside_block(out, i, j, stmt):
             order = order or _convention(bodies)
             if order is None:
                 return slots

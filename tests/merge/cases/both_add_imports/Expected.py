@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass, field
 
 import httpx
-import tenacity
 from cachetools import TTLCache
+import tenacity
 
 log = logging.getLogger(__name__)
 
