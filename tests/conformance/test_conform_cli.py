@@ -14,18 +14,12 @@ from click.testing import CliRunner
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
-from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
+from plait.conformance import ConformReport, load_scenarios
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))
-
-
-@pytest.fixture(scope="module")
-def bundled() -> ConformReport:
-    """The full matrix on the bundled workspace, as the repository has it."""
-    return conform(workspace_targets(Workspace.load(WORKSPACE)), load_scenarios())
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ conforms (exit 0), its parity differences still listed.
 from __future__ import annotations
 
 import json
-import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from markdown_tables import tables
-from upstream_shaped import VIOLATIONS, shaped_copy
+from upstream_shaped import VIOLATIONS, hide_numpy, shaped_copy
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
@@ -40,12 +39,6 @@ def conform(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-NO_NUMPY = '''"""numpy is absent: importing it fails exactly as it does where it is not installed."""
-
-raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
-'''
-
-
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """The copy as found and as fixed, each in a directory of its own.
@@ -55,11 +48,8 @@ def shaped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     imported, whether or not this machine has it installed.
     """
     root = tmp_path_factory.mktemp("upstream-shaped")
-    hidden = root / "no-numpy"
-    (hidden / "numpy").mkdir(parents=True)
-    (hidden / "numpy" / "__init__.py").write_text(NO_NUMPY)
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hidden), os.environ.get("PYTHONPATH")])))
+        hide_numpy(root / "no-numpy", env)
         yield {"broken": shaped_copy(root / "broken"), "fixed": shaped_copy(root / "fixed", fixed=True)}
 
 

@@ -20,6 +20,7 @@ nothing, so a fix that stopped applying fails loudly.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from breaks import _Scoped, rewrite
 
 TEMPLATE = Path(__file__).with_name("upstream_shaped") / "mcp_common"
@@ -208,6 +210,23 @@ async def initialize(self) -> None:
 """,
     ),
 )
+
+
+NO_NUMPY = '''"""numpy is absent: importing it fails exactly as it does where it is not installed."""
+
+raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+'''
+
+
+def hide_numpy(folder: Path, env: pytest.MonkeyPatch) -> None:
+    """Workers started under *env* cannot import numpy, whether or not this machine has it installed.
+
+    The copy imports numpy lazily in api mode, and a numpy the workers find
+    would hide what happens where it is not installed.
+    """
+    (folder / "numpy").mkdir(parents=True)
+    (folder / "numpy" / "__init__.py").write_text(NO_NUMPY)
+    env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])))
 
 
 def shaped_copy(folder: Path, *, fixed: bool = False) -> Path:
