@@ -22,7 +22,7 @@ from ..conformance import (
     to_markdown,
     workspace_targets,
 )
-from ..conformance.report import empty_junit, summary
+from ..conformance.report import empty_junit, summary, summary_line
 from ..conformance.runner import JSON_SCHEMA
 from ..errors import PlaitError
 from ..workspace import CANONICAL, Workspace
@@ -204,6 +204,10 @@ def conform_command(
     _emit(report, out, fmt)
     for line in report.errors():
         out.error(line)
+    failing = [copy.target.name for copy in report.copies if copy.error is None and not copy.passes(report.strict)]
+    if failing and fmt != "text":
+        # A CI log shows stderr, not the JSON, JUnit or markdown on stdout: say there which copies failed.
+        out.line(f"plait conform: failing: {', '.join(failing)} ({summary_line(report)})", stderr=True)
     sys.exit(report.exit_code)
 
 
