@@ -141,3 +141,19 @@ def test_a_copy_that_could_not_run_is_an_error_in_junit(broken_matrix: ConformRe
     assert suite is not None and suite.get("errors") == "1"
     assert suite.find("testcase/error").get("message") == "cannot import x"
     assert report.exit_code == 2
+
+
+def test_a_copy_behaves_like_the_canonical_only_where_both_pass_or_neither_runs() -> None:
+    from plait.conformance.runner import standing
+    from plait.conformance.verdicts import Problem, Verdict
+
+    passed, skipped = Verdict("pass"), Verdict("skip", reason="not applicable: it takes no uds_path")
+    failed = Verdict("fail", [Problem("contract", "ok", "ok=False, canonical says True")])
+    differs = Verdict("parity", [Problem("parity", "kind", "kind=X, canonical says Y")])
+    unchecked = Verdict("skip", [Problem("environment", "import", "needs numpy")], reason="not checked here")
+    assert [standing(passed, passed), standing(skipped, skipped)] == ["alike", "alike"]
+    assert standing(failed, passed) == "fails" and standing(differs, passed) == "differs"
+    assert standing(unchecked, passed) == "unchecked"
+    assert standing(skipped, passed) == "not_applicable"
+    assert standing(passed, skipped) == "canonical_skips"
+    assert standing(passed, failed) == "canonical_fails", "passing where the canonical fails is not behaving like it"

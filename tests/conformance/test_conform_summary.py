@@ -188,6 +188,7 @@ def test_json_adds_the_new_facts_and_keeps_every_old_key() -> None:
         "unchecked": 0,
         "not_applicable": SCENARIOS - 3,
         "canonical_skips": 0,
+        "canonical_fails": 0,
     }
     for copy in copies.values():
         assert set(copy["counts"]) == {"pass", "fail", "parity", "skip"}

@@ -128,6 +128,8 @@ def _tail(copy: CopyResult) -> list[str]:
             parts.append(f"{copy.standing('not_applicable')} not applicable")
         if copy.standing("canonical_skips"):
             parts.append(f"{copy.standing('canonical_skips')} the canonical does not run")
+        if copy.standing("canonical_fails"):
+            parts.append(f"{copy.standing('canonical_fails')} where the canonical itself has a problem")
     elif copy.count(SKIP) - unchecked:
         parts.append(f"{copy.count(SKIP) - unchecked} not applicable")
     return parts

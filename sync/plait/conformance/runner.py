@@ -61,9 +61,18 @@ JSON_SCHEMA = 2
 #: problem), ``differs`` (parity differences only), ``unchecked`` (a missing
 #: module kept it from running), ``not_applicable`` (the canonical runs it,
 #: this copy lacks what it needs), ``canonical_skips`` (this copy runs what
-#: the canonical cannot: the sibling's uds transport).
-Standing = Literal["alike", "fails", "differs", "unchecked", "not_applicable", "canonical_skips"]
-STANDINGS: tuple[Standing, ...] = ("alike", "fails", "differs", "unchecked", "not_applicable", "canonical_skips")
+#: the canonical cannot: the sibling's uds transport), ``canonical_fails``
+#: (this copy passes where the canonical itself has a problem).
+Standing = Literal["alike", "fails", "differs", "unchecked", "not_applicable", "canonical_skips", "canonical_fails"]
+STANDINGS: tuple[Standing, ...] = (
+    "alike",
+    "fails",
+    "differs",
+    "unchecked",
+    "not_applicable",
+    "canonical_skips",
+    "canonical_fails",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -312,7 +321,9 @@ def standing(mine: Verdict, canonical: Verdict | None) -> Standing:
     canonical_skips = canonical is None or canonical.status == SKIP
     if mine.status == SKIP:
         return "alike" if canonical_skips else "not_applicable"
-    return "canonical_skips" if canonical_skips else "alike"
+    if canonical_skips:
+        return "canonical_skips"
+    return "alike" if canonical is None or canonical.status == PASS else "canonical_fails"
 
 
 @dataclass(frozen=True)
