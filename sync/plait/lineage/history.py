@@ -271,7 +271,9 @@ class Ambiguity:
     def meaning(self, candidate: Candidate, other: Candidate) -> str:
         """What taking *candidate* would say about the copy: its edits that taking *other* would not."""
         own = _own_edits(candidate, other)
-        own.sort(key=lambda e: (e not in candidate.penalty, e.kind != "removed"))
+        # What tells the two apart first: removals of what the source added, then changes, then additions.
+        order = {"removed": 0, "changed": 1}
+        own.sort(key=lambda e: (e not in candidate.penalty, order.get(e.kind, 2)))
         if not own:
             return f"under {candidate.short} your copy has no edit it would not have under {other.short}"
         shown = ", ".join(said(e) for e in own[:2])
