@@ -228,6 +228,7 @@ def _adopt_lineage(
         _copy_history(
             name,
             ours,
+            ours,
             lineage.root,
             lineage.exclude,
             normalise=dict,
@@ -290,7 +291,7 @@ def _adopt_consumer(
         raise PlaitError(
             f"{name} was already vendored by plait (from {existing.source_short}); pass --force to record a new base"
         )
-    _raw, ours = vendored_files(ws, consumer)
+    raw_files, ours = vendored_files(ws, consumer)
     if not ours:
         raise PlaitError(
             f"{name}: nothing is vendored in {consumer.vendor_rel} yet; run `plait vendor {name}` instead",
@@ -309,6 +310,7 @@ def _adopt_consumer(
         _copy_history(
             name,
             ours,
+            raw_files,
             consumer.vendor_dir,
             consumer.exclude,
             normalise=lambda raw: in_plait_spelling(consumer, source, raw),
@@ -345,6 +347,7 @@ def _adopt_consumer(
 def _copy_history(
     name: str,
     ours: Mapping[str, str],
+    raw: Mapping[str, str],
     directory: Path,
     exclude: tuple[str, ...],
     *,
@@ -362,6 +365,7 @@ def _copy_history(
         normalise=normalise,
         align=align,
         edits=edits,
+        raw=raw,
     )
 
 

@@ -198,6 +198,29 @@ class CopyHistory:
     normalise: Callable[[Mapping[str, str]], dict[str, str]]
     align: Callable[[Mapping[str, str], Mapping[str, str]], dict[str, str]]
     edits: Callable[[Mapping[str, str], Mapping[str, str]], list[LocalEdit]]
+    raw: Mapping[str, str] = field(default_factory=dict)
+    # (file, text as committed) → the same in plait's spelling: a commit of the
+    # copy mostly holds the blobs of the one before it, and of the disk.
+    spelled: dict[tuple[str, str], str | None] = field(default_factory=dict, compare=False, repr=False)
+
+    def in_plait_spelling(self, files: Mapping[str, str]) -> dict[str, str] | None:
+        """*files* of a commit of the copy in plait's spelling, file by file; None when one
+        cannot be read (a half-made copy holds no sync point)."""
+        if not self.spelled:
+            self.spelled.update({(rel, text): self.files.get(rel) for rel, text in self.raw.items()})
+        out: dict[str, str] = {}
+        for rel, text in files.items():
+            key = (rel, text)
+            if key not in self.spelled:
+                try:
+                    self.spelled[key] = self.normalise({rel: text})[rel]
+                except PlaitError:
+                    self.spelled[key] = None
+            spelled = self.spelled[key]
+            if spelled is None:
+                return None
+            out[rel] = spelled
+        return out
 
 
 @dataclass
@@ -492,10 +515,7 @@ def _copy_files(copy: CopyHistory, reader: _Blobs, rev: str) -> dict[str, str]:
     assert copy.top is not None
     tree = {rel: sha for rel, sha in gitops.tree_files(copy.top, rev, copy.path).items() if copy.keep(rel)}
     reader.load(set(tree.values()))
-    try:
-        return copy.normalise(reader.files(tree))
-    except PlaitError:
-        return {}  # a commit plait cannot read (a half-made copy) holds no sync point
+    return copy.in_plait_spelling(reader.files(tree)) or {}
 
 
 class _Walk:
@@ -517,6 +537,7 @@ class _Walk:
         self._carried: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._aligned: dict[tuple[str, str, str], str] = {}
         self._edits: dict[tuple[str, str | None, str | None], list[LocalEdit]] = {}
+        self._pairs: dict[tuple[str, str], int] = {}
         # Files only the copy has cost every candidate the same: left out.
         self.known = {source.name_of(rel) for tree in trees.values() for rel in tree}
 
@@ -565,11 +586,21 @@ class _Walk:
         return out
 
     def shared(self, candidate: Candidate, files: Mapping[str, str]) -> int:
-        """The cheap distance: lines differing, file by file, between the raw revision and *files*."""
-        theirs = {self.source.name_of(rel): text for rel, text in self.raw(candidate).items()}
+        """The cheap distance: lines differing, file by file, between the raw revision and *files*
+        (each pair of a blob and a text counted once: most revisions share most blobs)."""
         total = 0
-        for name in theirs.keys() | {n for n in files if n in self.known}:
-            total += _shared(theirs.get(name, ""), files.get(name, ""))
+        seen: set[str] = set()
+        for rel, sha in self.trees[candidate.revision.sha].items():
+            name = self.source.name_of(rel)
+            seen.add(name)
+            text = files.get(name, "")
+            key = (sha, text)
+            if key not in self._pairs:
+                self._pairs[key] = _shared(self.blobs.texts.get(sha) or "", text)
+            total += self._pairs[key]
+        for name, text in files.items():
+            if name in self.known and name not in seen:
+                total += _shared("", text)
         return total
 
     # -- the copy's own history ----------------------------------------------
@@ -580,17 +611,17 @@ class _Walk:
         if reader is not None:
             states += [(r, _copy_files(self.copy, reader, r.sha)) for r in revisions]
         never = self._never_had([files for _, files in states])
+        tried: set[frozenset[tuple[str, str]]] = set()
         for index, (commit, files) in enumerate(states):
-            if not files:
-                continue
+            content = frozenset(files.items())
+            if not files or content in tried:
+                continue  # a commit that changed nothing the copy holds equals what it did before
+            tried.add(content)
             found = self._equal(files, never, commit)
             if found is not None:
                 later = max(index - 1, 0) if commit is not None else 0
-                if commit is None and revisions:
-                    # The copy now is its last commit: name that commit.
-                    head = _copy_files(self.copy, reader, revisions[0].sha) if reader is not None else {}
-                    if head == files:
-                        commit = revisions[0]
+                if commit is None and len(states) > 1 and states[1][1] == files:
+                    commit = states[1][0]  # the copy now is its last commit: name that commit
                 return found, SyncPoint(commit, later)
         return None
 
