@@ -162,20 +162,22 @@ def _runner_up(result: AdoptResult) -> str:
 
 
 def _commit_lines(workspace: Workspace, result: AdoptResult) -> list[str]:
-    """`git -C` lines that commit what adopt wrote, in each repository it wrote in (the workspace's first:
-    its store holds the base the lock names)."""
+    """`git` lines that commit what adopt wrote, one per repository it wrote in, the workspace's
+    first (its store holds the base the lock names)."""
     written = [workspace.store.root]
     if result.kind == "consumer":
         written.append(workspace.consumers[result.name].vendor_dir / LOCK_NAME)
-    lines: list[str] = []
+    pending: dict[Path, list[str]] = {}
     for path in written:
         top = gitops.top_of(path if path.is_dir() else path.parent)
-        pending = gitops.uncommitted(path) if top is not None else []
-        if top is None or not pending:
-            continue
+        if top is not None and gitops.uncommitted(path):
+            pending.setdefault(top, []).append(path.resolve().relative_to(top).as_posix())
+    lines: list[str] = []
+    for top, paths in pending.items():
         shown = os.path.relpath(top, Path.cwd())
-        rel = path.resolve().relative_to(top).as_posix()
         git = "git" if shown == "." else f"git -C {shlex.quote(shown)}"
-        message = f"plait adopt {result.name}: " + ("its lock" if path.name == LOCK_NAME else "the base in the store")
-        lines.append(f"{git} add {shlex.quote(rel)} && {git} commit -m {shlex.quote(message)}")
+        what = " and ".join("its lock" if p.endswith(LOCK_NAME) else "the base in the store" for p in paths)
+        message = f"plait adopt {result.name}: {what}"
+        added = " ".join(shlex.quote(p) for p in paths)
+        lines.append(f"{git} add {added} && {git} commit -m {shlex.quote(message)}")
     return lines
