@@ -112,7 +112,9 @@ def _chooser(out: Output) -> Callable[[Ambiguity], Candidate | None] | None:
         for number, (candidate, other) in enumerate(zip(pair, reversed(pair), strict=True), 1):
             r = candidate.revision
             out.line(f"  {number}. {candidate.label()} {r.summary!r}: {ambiguity.meaning(candidate, other)}")
-        answer = click.prompt("base (1, 2, or q to stop)", type=click.Choice(["1", "2", "q"]), default="q")
+        answer = click.prompt(
+            "which base (q: stop and pass --base later)", type=click.Choice(["1", "2", "q"]), default="q"
+        )
         return None if answer == "q" else pair[int(answer) - 1]
 
     return ask
