@@ -64,6 +64,8 @@ How = Literal["sync point", "content", "direction", "chosen"]
 # (a merge per differing file), which the direction rule needs.
 _FINALISTS = 4
 _JUDGED = 3
+# How many revisions, closest by shared lines, are checked for equality with a state of the copy.
+_SYNC_TRIES = 4
 # Two candidates this close are a choice for a person: local edits within
 # one, and differing lines within this many (or a tenth).
 _CLOSE_EDITS = 1
@@ -635,9 +637,14 @@ class _Walk:
         scored = sorted(self.candidates, key=lambda c: self.shared(c, files))
         closest = self.shared(scored[0], files)
         matches: list[Candidate] = []
-        for candidate in scored:
-            if self.shared(candidate, files) > closest:
+        for tried, candidate in enumerate(scored):
+            # An import spelled otherwise costs a line or two, so the revision the copy equals is
+            # among the closest few, not always the closest.
+            if tried >= _SYNC_TRIES and self.shared(candidate, files) > closest:
                 break
+            names = {self.source.name_of(rel) for rel in self.trees[candidate.revision.sha]} - never
+            if names != set(files):
+                continue
             theirs = {n: t for n, t in self.carried(candidate).items() if n not in never}
             if set(theirs) == set(files) and self.align(files, theirs) == theirs:
                 matches.append(candidate)
