@@ -206,6 +206,8 @@ def make_histories(root: Path, *, history: bool = True, taken: int = 0) -> Histo
     write_tree(copy, sed(upstream_files(STORE_R1)))
     synced = ""
     if history:
+        # A note of the service's own, beside the copy: no revision has it, so it says nothing of the base.
+        (copy / "VENDORED.txt").write_text("corelib, copied by hand from upstream\n", encoding="utf-8")
         synced = commit(service, "vendor corelib R1 (cp + sed)", START + DAY)
         when = START + 2 * DAY
         for message, fix in (("clamp a negative age", FIX_DECAY), ("null the ids of a skipped write", FIX_IDS)):
@@ -251,7 +253,7 @@ def test_adopt_takes_the_sync_point_in_the_copy_s_history_over_the_closer_revisi
     # What the three fixes did is what the copy has over R1, and nothing of the sed spelling.
     kinds = sorted((e.file, e.path) for e in result.local_edits)
     assert ("store.py", "_decay") in kinds and ("store.py", "skip_write") in kinds
-    assert ("errors.py", "ClockError") in kinds
+    assert ("errors.py", "ClockError") in kinds and ("VENDORED.txt", "<file>") in kinds
     assert not any("import" in e.text for e in result.local_edits), result.local_edits
     lock = read_lock(h.copy)
     assert lock is not None and lock.source_commit == h.r1

@@ -633,7 +633,14 @@ class _Walk:
         return self.known - had
 
     def _equal(self, files: Mapping[str, str], never: set[str], commit: gitops.Revision | None) -> Candidate | None:
-        """The source revision *files* equal, through the transforms and the import spelling."""
+        """The source revision *files* equal, through the transforms and the import spelling.
+
+        Files no revision ever had are the copy's own (a note, a licence), so they say
+        nothing about where the rest came from.
+        """
+        files = {name: text for name, text in files.items() if name in self.known}
+        if not files:
+            return None
         scored = sorted(self.candidates, key=lambda c: self.shared(c, files))
         closest = self.shared(scored[0], files)
         matches: list[Candidate] = []
