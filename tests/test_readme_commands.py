@@ -93,7 +93,7 @@ def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> N
     lines = _main_job()
     assert any(line.startswith("== 4. a consumer vendored by hand (cp + sed) is adopted") for line in lines)
     # mnemo's base is the commit its copy was made from; its own fix is its one local edit.
-    assert any(line.startswith("mnemo: base canonical@97b11d8; closest of ") for line in lines)
+    assert any(line.startswith("mnemo: base canonical@97b11d8; closest by content of ") for line in lines)
     edits = [line for line in lines if line.startswith("mnemo: local edit ")]
     assert edits and all(line.startswith("mnemo: local edit cache.py: ") for line in edits), edits
     assert any(line.startswith("== 5. every consumer re-vendored") for line in lines)

@@ -40,7 +40,7 @@ from libcst.helpers import get_full_name_for_node_or_raise
 
 from .transforms import module_name, resolve_relative
 
-__all__ = ["align_import_spelling", "align_tree_spelling", "same_binding"]
+__all__ = ["align_import_spelling", "align_tree_spelling", "imported_modules", "same_binding"]
 
 # ("bind", local name, absolute target) | ("load", module, "") | ("star", module, "")
 _Fact = tuple[str, str, str]
@@ -107,6 +107,35 @@ def same_binding(a: str, b: str, *, module: str, is_package: bool) -> bool:
     """
     left = _snippet_binding(a, module, is_package)
     return left is not None and left == _snippet_binding(b, module, is_package)
+
+
+def imported_modules(text: str, *, module: str, is_package: bool) -> set[str]:
+    """Every absolute name an import anywhere in *text* binds or loads (``from a import b`` gives
+    ``a.b``, ``import a.b`` gives ``a`` and ``a.b``), relative imports resolved inside *module*.
+
+    `plait init` compares a copy's with its source's, to find the
+    dependencies vendored beside it (``svc._vendor.httpx`` where the source
+    has ``httpx``).  Text that does not parse has none.
+    """
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return set()
+    found: set[str] = set()
+
+    class _Imports(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            self._add(node)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            self._add(node)
+
+        def _add(self, node: cst.Import | cst.ImportFrom) -> None:
+            for _kind, _name, target in _statement_facts(node, module, is_package) or []:
+                found.add(target or _name)
+
+    tree.visit(_Imports())
+    return found
 
 
 # --------------------------------------------------------------------------

@@ -41,7 +41,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _NOT_SEARCHED = frozenset({".git", ".plait", ".venv", "node_modules", "__pycache__", ".tox", ".nox"})
 
 _HEADER = """\
-Written by `plait vendor`; do not edit by hand.  For each file of this
+Written by `{writer}`; do not edit by hand.  For each file of this
 vendored directory: sha256 = the file as vendored, base = the pristine
 source after the import rewrites (the next merge's base; its content is in
 the workspace's .plait/objects/), source = the source file it came from.
@@ -104,6 +104,9 @@ class Lock:
     files: dict[str, LockedFile] = field(default_factory=dict)
     local_edits: list[LocalEdit] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    # The command that wrote it, for its header: a comment, so not read back
+    # nor compared (a vendor that changes nothing else keeps adopt's lock).
+    written_by: str = field(default="plait vendor", compare=False)
 
     def vendored(self) -> dict[str, str]:
         """The files that must be on disk: name → sha256."""
@@ -160,7 +163,7 @@ class Lock:
         import tomlkit
 
         doc = tomlkit.document()
-        for line in _HEADER.format(name=self.consumer).splitlines():
+        for line in _HEADER.format(name=self.consumer, writer=self.written_by).splitlines():
             doc.add(tomlkit.comment(line))
         doc.add(tomlkit.nl())
         doc["lock"] = LOCK_FORMAT

@@ -217,8 +217,14 @@ def vendored_files(ws: Workspace, consumer: Consumer) -> tuple[dict[str, str], d
     ws.checkout(consumer)
     raw = ws.read_files(consumer, root=consumer.vendor_dir) if consumer.vendor_dir.is_dir() else {}
     check_parses(raw, consumer.vendor_dir, consumer.name)
+    return raw, in_plait_spelling(consumer, source, raw)
+
+
+def in_plait_spelling(consumer: Consumer, source: Copy, raw: Mapping[str, str]) -> dict[str, str]:
+    """Files of *consumer*'s vendored directory (now, or at a commit of its history) as plait
+    spells them: a no-op for a copy plait vendored, a normalisation for one copied in by hand."""
     rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
-    return raw, rewrite_tree(raw, package=consumer.package, rewrite=rewrite, label=consumer.name)
+    return rewrite_tree(raw, package=consumer.package, rewrite=rewrite, label=consumer.name)
 
 
 def plan_against(
@@ -269,14 +275,16 @@ def plan_against(
         conflicted=sorted({c.file for f in files for c in f.conflicts}),
     )
     lock_path = vendor_dir / LOCK_NAME
+    previous_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
     plan = VendorPlan(
         name,
         source.name,
         "up-to-date",
         files,
         lock,
-        lock.dumps(),
-        lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None,
+        # A lock that says what it said is left as written (its header names the command that wrote it).
+        previous_text if previous_text is not None and previous == lock else lock.dumps(),
+        previous_text,
         previous.source_commit if previous is not None else None,
         {rel: text for rel, text in theirs.items() if rel not in protected},
     )
@@ -359,24 +367,42 @@ def _local_edits(
         pristine = theirs.get(f.name)
         if f.conflicts or f.after == pristine:
             continue
-        if f.after is None:
-            edits.append(LocalEdit(f.name, "<file>", "removed"))
-        elif pristine is None:
-            edits.append(LocalEdit(f.name, "<file>", "added"))
-        elif f.name in protected:
+        if f.name in protected and f.after is not None and pristine is not None:
             edits.append(LocalEdit(f.name, "<file>", "changed", "protected"))
-        elif not f.name.endswith(".py"):
-            edits.append(LocalEdit(f.name, "<file>", "changed"))
         else:
-            # An import spelled otherwise but binding the same is no edit.
-            after = align_spelling({f.name: f.after}, {f.name: pristine}, package)[f.name]
-            if after == pristine:
-                continue
-            result = merge3(pristine, after, pristine, budget=budget, strict=True)
-            ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
-            found = [LocalEdit(f.name, c.path, c.kind, c.statement or c.detail) for c in ours]
-            edits += found or [LocalEdit(f.name, "<file>", "changed", "comments or formatting")]
+            edits += file_edits(f.name, pristine, f.after, package=package, budget=budget)
     return edits
+
+
+def local_edits(
+    pristine: Mapping[str, str], after: Mapping[str, str], *, package: str, budget: float = DEFAULT_BUDGET
+) -> list[LocalEdit]:
+    """What the files *after* carry that *pristine* does not, file by file (`plait adopt` weighs
+    its candidate bases by them)."""
+    edits: list[LocalEdit] = []
+    for name in sorted(pristine.keys() | after.keys()):
+        edits += file_edits(name, pristine.get(name), after.get(name), package=package, budget=budget)
+    return edits
+
+
+def file_edits(name: str, pristine: str | None, after: str | None, *, package: str, budget: float) -> list[LocalEdit]:
+    """What file *name* as *after* carries that it does not as *pristine*, by node path (None: no such file)."""
+    if after == pristine:
+        return []
+    if after is None:
+        return [LocalEdit(name, "<file>", "removed")]
+    if pristine is None:
+        return [LocalEdit(name, "<file>", "added")]
+    if not name.endswith(".py"):
+        return [LocalEdit(name, "<file>", "changed")]
+    # An import spelled otherwise but binding the same is no edit.
+    aligned = align_spelling({name: after}, {name: pristine}, package)[name]
+    if aligned == pristine:
+        return []
+    result = merge3(pristine, aligned, pristine, budget=budget, strict=True)
+    ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
+    found = [LocalEdit(name, c.path, c.kind, c.statement or c.detail) for c in ours]
+    return found or [LocalEdit(name, "<file>", "changed", "comments or formatting")]
 
 
 # --------------------------------------------------------------------------
