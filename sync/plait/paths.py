@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-__all__ = ["JOURNAL_NAME", "LOCK_NAME", "STORE_DIR", "is_plain_relative"]
+__all__ = ["CACHE_DIR", "JOURNAL_NAME", "LOCK_NAME", "STORE_DIR", "is_plain_relative"]
 
 # Where plait keeps what it remembers in a workspace (the base store, the
 # sync state), beside the manifest.
 STORE_DIR = ".plait"
+
+# Inside the store: what plait derived and may derive again (`Store.cached`); never committed.
+CACHE_DIR = "cache"
 
 # What a run that passed its switch point left for the next run to finish (`plait.commit`).
 JOURNAL_NAME = "journal.json"
