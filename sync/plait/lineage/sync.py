@@ -331,7 +331,8 @@ def _publish(ws: Workspace, report: SyncReport, plans: list[LineagePlan], txn: T
             report.notes.append(f"{plan.name}: not committed (it conflicted; resolve, then `plait sync --continue`)")
     store_paths = ws.store.committed_paths(txn.touched())
     ids = "-".join(sorted({_source_id(p) for p in plans})) or "state"
-    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned) and state.toml"
+    pruned = len(ws.store.committed_paths(txn.pruned))
+    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {pruned} pruned) and state.toml"
     published = publish(
         pieces,
         store=ws.store.root,

@@ -597,7 +597,8 @@ def _publish(ws: Workspace, report: VendorReport, plans: list[VendorPlan], txn: 
         pieces.append(Piece(plan.consumer, consumer.vendor_dir, _branch(plan), commit_message(plan), tuple(paths)))
     store_paths = ws.store.committed_paths(txn.touched())
     branch = _branch(plans[0]) if len(plans) == 1 else "plait/vendor-" + "-".join(sorted({p.source_id for p in plans}))
-    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned)"
+    pruned = len(ws.store.committed_paths(txn.pruned))
+    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {pruned} pruned)"
     published = publish(
         pieces,
         store=ws.store.root,
