@@ -56,6 +56,7 @@ _MAX_RUN = 16
 _NEUTRAL = cst.Module(body=[])
 
 
+@functools.lru_cache(maxsize=128)
 def align_import_spelling(text: str, reference: str, *, module: str, is_package: bool) -> str:
     """*text* with each import that binds what an import of *reference* binds spelled as there.
 
@@ -64,7 +65,8 @@ def align_import_spelling(text: str, reference: str, *, module: str, is_package:
     *is_package* whether it is an ``__init__.py``; relative imports resolve
     against them.  Idempotent, and the identity when *text* is *reference*.
     Text that does not parse is returned unchanged: the merge reports it in
-    its own words.
+    its own words.  Kept per texts: a re-vendor aligns a locally edited file
+    to plan its merge, and again to list its local edits.
     """
     if text == reference:
         return text
