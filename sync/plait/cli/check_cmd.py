@@ -1,27 +1,23 @@
 """`plait check`: the CI drift check of vendored copies (a thin shell over `plait.check`).
 
 It only hashes, so it must also start fast: nothing here imports the merge
-engine, libcst or GitPython.
+engine, libcst or GitPython, and the plain command lines never reach this
+module at all (`check_run`, click-free, runs them).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import click
 
-from ..vendoring.check import check, check_exit, check_locks
 from ..workspace import Workspace
 from . import command
+from .check_run import run
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
-from .render import check_summary
 
 __all__ = ["check_command"]
-
-_STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
 
 
 @command("check")
@@ -45,28 +41,4 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
     command that fixes it; 2 errors (a corrupt lock, a lock naming a path
     outside its directory).
     """
-    if locks:
-        roots = [Path(p) for p in consumers] or [Path(".")]
-        results = check_locks(roots)
-        inputs: dict[str, object] = {"locks": [str(r) for r in roots]}
-    else:
-        workspace = ws()
-        results = check(workspace, list(consumers) or None)
-        inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers)}
-    code = check_exit(results)
-    if out.as_json:
-        out.emit_json({"exit": code, "consumers": [r.to_json() for r in results]}, inputs=inputs)
-        sys.exit(code)
-    table = out.table("drift", ["consumer", "file", "drift", "detail"], wrap=["detail"])
-    for result in results:
-        for drift in result.drift:
-            table.add(result.consumer or result.vendor_dir, drift.file or "-", drift.kind, drift.detail)
-    if table.rows:
-        out.show(table)
-    for result in results:
-        out.line(check_summary(result), _STYLE[result.state], stderr=result.state == "error")
-    if not results:
-        out.line("no vendored directory found" if locks else "the workspace declares no consumer")
-    if not locks:
-        out.workspace(inputs["workspace"])
-    sys.exit(code)
+    run(consumers, locks, ws, out)

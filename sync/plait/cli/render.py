@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 from .output import Output, PlainTable, conflict_text, report_tail
 
 if TYPE_CHECKING:
@@ -182,6 +180,8 @@ def check_summary(result: ConsumerCheck) -> str:
 def render_diff(result: CopyDiff, out: Output, fmt: str) -> None:
     """The diff as text (one line per member, diffs indented) or markdown (also used by `plait demo`)."""
     if fmt == "markdown":
+        import click  # (here: `plait check` prints through this module without click)
+
         click.echo(result.markdown(), nl=False)
         return
     if result.same:
