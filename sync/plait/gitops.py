@@ -8,6 +8,7 @@ history, and only `commit_on_branch` (asked for with ``--commit``) insists.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from .errors import PlaitError
 
 __all__ = [
     "Revision",
+    "blobs",
     "clone",
     "commit_on_branch",
     "committed",
@@ -29,6 +31,7 @@ __all__ = [
     "is_shallow",
     "join_url",
     "origin_url",
+    "path_history",
     "push",
     "refresh",
     "repo_of",
@@ -37,6 +40,8 @@ __all__ = [
     "source_commit",
     "switch",
     "top_of",
+    "tree_files",
+    "uncommitted",
     "untracked",
     "verify_ref",
 ]
@@ -44,11 +49,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Revision:
-    """One commit that touched a copy's files."""
+    """One commit that touched a copy's files.
+
+    authored / committed: the commit's two times (seconds since the epoch;
+    0 when not read), which `adopt`'s date rule compares; parents: its
+    parents' shas, which a walk that follows a moved package steps to.
+    """
 
     sha: str
     summary: str
     date: str
+    authored: int = 0
+    committed: int = 0
+    parents: tuple[str, ...] = ()
 
     @property
     def short(self) -> str:
@@ -121,6 +134,83 @@ def history(path: Path, *, limit: int = 200) -> list[Revision]:
         Revision(c.hexsha, str(c.summary), c.committed_datetime.date().isoformat())
         for c in repo.iter_commits(paths=rel or ".", max_count=limit)
     ]
+
+
+def path_history(top: Path, path: str, rev: str = "HEAD") -> list[Revision]:
+    """The commits reachable from *rev* that touched *path* (relative to the repository's
+    top *top*; "" for all of it), newest first, with both their times; empty
+    when there is no such revision."""
+    fields = "%x1f".join(("%H", "%P", "%at", "%ct", "%cs", "%s"))
+    try:
+        text = _git(
+            top,
+            "log",
+            f"--format={fields}%x1e",
+            "--end-of-options",
+            rev,
+            "--",
+            path or ".",
+            what=f"read the history of {path or top}",
+        )
+    except PlaitError:
+        return []
+    out: list[Revision] = []
+    for record in text.split("\x1e"):
+        record = record.strip("\n")
+        if not record:
+            continue
+        sha, parents, authored, committed, date, summary = record.split("\x1f", 5)
+        out.append(Revision(sha, summary, date, int(authored), int(committed), tuple(parents.split())))
+    return out
+
+
+def tree_files(top: Path, rev: str, path: str = "") -> dict[str, str]:
+    """The regular files under *path* (relative to *top*) at *rev*: path relative to *path* → blob sha.
+
+    Symlinks and submodules are no file a copy holds; an unknown *path* is
+    an empty dict, an unknown *rev* an error.
+    """
+    prefix = f"{path.rstrip('/')}/" if path else ""
+    text = _git(
+        top,
+        "ls-tree",
+        "-r",
+        "-z",
+        "--full-tree",
+        "--end-of-options",
+        rev,
+        *(["--", prefix] if prefix else []),
+        what=f"list the files of {rev}",
+    )
+    out: dict[str, str] = {}
+    for entry in text.split("\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition("\t")
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode in ("100644", "100755") and name.startswith(prefix):
+            out[name[len(prefix) :]] = sha
+    return out
+
+
+def blobs(top: Path, shas: Iterable[str]) -> dict[str, bytes]:
+    """The contents of the blobs *shas* of *top*'s repository, read by one ``git cat-file --batch``."""
+    wanted = sorted(set(shas))
+    if not wanted:
+        return {}
+    data = _git_bytes(top, "cat-file", "--batch", stdin="\n".join(wanted) + "\n", what="read the files of a revision")
+    out: dict[str, bytes] = {}
+    at = 0
+    for sha in wanted:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        if len(header) != 3:  # "<sha> missing": a shallow clone's or a pruned object
+            at = end + 1
+            continue
+        size = int(header[2])
+        out[sha] = data[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return out
 
 
 def files_at(path: Path, rev: str) -> dict[str, str]:
@@ -224,6 +314,24 @@ def _git(cwd: Path | None, *args: str, what: str, env: dict[str, str] | None = N
             f"cannot {what}: {detail[-1] if detail else f'git exited {done.returncode}'}",
             path=str(cwd) if cwd else None,
         )
+    return done.stdout
+
+
+def _git_bytes(cwd: Path, *args: str, stdin: str, what: str) -> bytes:
+    """Run git with *stdin* and return its output as bytes (blobs are not text); a failure is one named error."""
+    import os
+    import subprocess
+
+    full = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, input=stdin.encode(), capture_output=True, env=full, timeout=600, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PlaitError(f"cannot {what}: {exc}", path=str(cwd)) from None
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PlaitError(f"cannot {what}: {detail[-1] if detail else f'git exited {done.returncode}'}", path=str(cwd))
     return done.stdout
 
 
@@ -353,6 +461,19 @@ def untracked(paths: list[Path]) -> list[Path]:
         if not listed.strip():
             out.append(path)
     return out
+
+
+def uncommitted(path: Path) -> list[str]:
+    """The files under *path* that its repository has not committed as they are (new,
+    changed or deleted), relative to the repository's top; empty outside git."""
+    top = top_of(path if path.is_dir() else path.parent)
+    if top is None:
+        return []
+    rel = path.resolve().relative_to(top).as_posix()
+    listed = _git(
+        top, "status", "--porcelain", "-z", "--untracked-files=all", "--", rel, what="ask git what is uncommitted"
+    )
+    return sorted(entry[3:] for entry in listed.split("\0") if len(entry) > 3)
 
 
 _IDENTITY = {

@@ -40,7 +40,7 @@ from libcst.helpers import get_full_name_for_node_or_raise
 
 from .transforms import module_name, resolve_relative
 
-__all__ = ["align_import_spelling", "align_tree_spelling", "same_binding"]
+__all__ = ["align_import_spelling", "align_tree_spelling", "imported_modules", "same_binding"]
 
 # ("bind", local name, absolute target) | ("load", module, "") | ("star", module, "")
 _Fact = tuple[str, str, str]
@@ -56,6 +56,7 @@ _MAX_RUN = 16
 _NEUTRAL = cst.Module(body=[])
 
 
+@functools.lru_cache(maxsize=128)
 def align_import_spelling(text: str, reference: str, *, module: str, is_package: bool) -> str:
     """*text* with each import that binds what an import of *reference* binds spelled as there.
 
@@ -64,7 +65,8 @@ def align_import_spelling(text: str, reference: str, *, module: str, is_package:
     *is_package* whether it is an ``__init__.py``; relative imports resolve
     against them.  Idempotent, and the identity when *text* is *reference*.
     Text that does not parse is returned unchanged: the merge reports it in
-    its own words.
+    its own words.  Kept per texts: a re-vendor aligns a locally edited file
+    to plan its merge, and again to list its local edits.
     """
     if text == reference:
         return text
@@ -107,6 +109,35 @@ def same_binding(a: str, b: str, *, module: str, is_package: bool) -> bool:
     """
     left = _snippet_binding(a, module, is_package)
     return left is not None and left == _snippet_binding(b, module, is_package)
+
+
+def imported_modules(text: str, *, module: str, is_package: bool) -> set[str]:
+    """Every absolute name an import anywhere in *text* binds or loads (``from a import b`` gives
+    ``a.b``, ``import a.b`` gives ``a`` and ``a.b``), relative imports resolved inside *module*.
+
+    `plait init` compares a copy's with its source's, to find the
+    dependencies vendored beside it (``svc._vendor.httpx`` where the source
+    has ``httpx``).  Text that does not parse has none.
+    """
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return set()
+    found: set[str] = set()
+
+    class _Imports(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            self._add(node)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            self._add(node)
+
+        def _add(self, node: cst.Import | cst.ImportFrom) -> None:
+            for _kind, _name, target in _statement_facts(node, module, is_package) or []:
+                found.add(target or _name)
+
+    tree.visit(_Imports())
+    return found
 
 
 # --------------------------------------------------------------------------

@@ -52,6 +52,8 @@ __all__ = [
     "import_style",
     "init",
     "match",
+    "MERGE_ORDER",
+    "commit_commands",
     "next_commands",
     "render_manifest",
     "survey",
@@ -461,6 +463,7 @@ class CopyFinding:
     source: str = CANONICAL
     source_why: str = ""
     absolute_imports: bool = False
+    beside: dict[str, str] = field(default_factory=dict)
     runner_up: Match | None = None
     runner_up_shown: str = ""
     evidence: list[str] = field(default_factory=list)
@@ -495,6 +498,7 @@ class CopyFinding:
             data["files"] = self.renamed
         else:
             data["vendor_dir"] = self.vendor_dir
+            data["rename"] = self.beside
         return data
 
 
@@ -783,6 +787,7 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
                     f"{count} of its imports still name {name}, e.g. {style.first[name]}"
                     f" (the rewrite into {package} missed them?)"
                 )
+        beside = vendored_beside(canonical.files, canonical.package, files, package)
     if style.unparsable:
         notes.append(f"not parsed (not Python 3?): {', '.join(style.unparsable)}")
     return CopyFinding(
@@ -801,7 +806,47 @@ def _copy(given: _Given, canonical: PackageFinding, ws_dir: Path, ws_top: Path |
         runner_up_shown=given.shown(runner_up.directory, ws_dir) if runner_up is not None else "",
         evidence=evidence,
         notes=notes,
+        beside=beside if kind == "consumer" else {},
     )
+
+
+def vendored_beside(
+    source: Mapping[str, str], source_package: str, copy: Mapping[str, str], package: str
+) -> dict[str, str]:
+    """The dependencies a consumer vendored beside its copy: ``{"httpx": "svc._vendor.httpx"}`` where
+    the source imports ``httpx`` and the copy imports ``svc._vendor.httpx``.
+
+    A dependency is vendored beside the copy when the copy imports it from
+    inside one of the packages that hold the copy (``svc._vendor``,
+    ``svc``).  Without a ``rename`` for it, a vendor would write the
+    source's ``import httpx``, and every such import would read as a local
+    edit of the copy.
+    """
+    from .import_spelling import imported_modules
+    from .transforms import module_name
+
+    def heads(files: Mapping[str, str], pkg: str) -> set[str]:
+        out: set[str] = set()
+        for rel, text in files.items():
+            if rel.endswith(".py"):
+                mod, is_pkg = module_name(pkg, rel)
+                out |= imported_modules(text, module=mod, is_package=is_pkg)
+        return out
+
+    theirs = {name.split(".", 1)[0] for name in heads(source, source_package)}
+    theirs.discard(source_package.split(".", 1)[0])
+    parts = package.split(".")
+    holders = [".".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]  # the nearest first
+    found: dict[str, str] = {}
+    for name in sorted(heads(copy, package)):
+        if name == package or name.startswith(package + "."):
+            continue
+        for holder in holders:
+            head = name[len(holder) + 1 :].split(".", 1)[0] if name.startswith(holder + ".") else ""
+            if head and head in theirs and head != parts[-1]:
+                found.setdefault(head, f"{holder}.{head}")
+                break
+    return found
 
 
 def _name_copies(copies: Sequence[CopyFinding], given: Sequence[_Given]) -> None:
@@ -1108,6 +1153,22 @@ def _consumer_table(copy: CopyFinding) -> Any:
     _keyed(table, "vendor_dir", copy.vendor_dir, "the vendored package, inside the consumer")
     _keyed(table, "package", copy.package, "what its imports name; the source's package is renamed to it")
     _keyed(table, "source", copy.source, copy.source_why or "the canonical package")
+    if copy.beside:
+        table.add(
+            tomlkit.comment("its imports name these dependencies inside its own package, where the source imports them")
+        )
+        table.add(tomlkit.comment("plainly: vendored beside it, so every vendor rewrites the source's imports so"))
+        renames = tomlkit.inline_table()
+        for dependency, where in sorted(copy.beside.items()):
+            renames[dependency] = where
+        table.add("rename", renames)
+    else:
+        parent = copy.package.rpartition(".")[0] or copy.package
+        table.add(
+            tomlkit.comment(
+                f'a dependency vendored beside it would need: rename = {{ "dep" = "{parent}.dep" }} (none found)'
+            )
+        )
     if copy.match.missing:
         listed = ", ".join(f'"{m}"' for m in copy.match.missing)
         table.add(tomlkit.comment(f"it did not vendor {', '.join(copy.match.missing)}; to keep them out:"))
@@ -1115,7 +1176,7 @@ def _consumer_table(copy: CopyFinding) -> Any:
     return table
 
 
-def render_manifest(found: Survey, commands: Sequence[str] = ()) -> str:
+def render_manifest(found: Survey, commands: Sequence[str] = (), commits: Sequence[str] = ()) -> str:
     """The commented manifest for *found*, as tomlkit writes it."""
     import tomlkit
 
@@ -1124,6 +1185,10 @@ def render_manifest(found: Survey, commands: Sequence[str] = ()) -> str:
         doc.add(tomlkit.comment(line))
     for command in commands:
         doc.add(tomlkit.comment(f"  {command}"))
+    if commits:
+        doc.add(tomlkit.comment("then commit what plait wrote, in each repository; " + MERGE_ORDER + ":"))
+        for command in commits:
+            doc.add(tomlkit.comment(f"  {command}"))
     if found.root is not None:
         doc.add(tomlkit.nl())
         doc.add(tomlkit.comment("Paths in this repository lead outside this directory, so the boundary no path"))
@@ -1151,6 +1216,7 @@ class InitResult:
     survey: Survey
     text: str
     commands: list[str]
+    commits: list[str]
     written: bool
     replaced: bool
     dry_run: bool
@@ -1171,6 +1237,8 @@ class InitResult:
             "lineages": [c.to_json() for c in found.lineages],
             "consumers": [c.to_json() for c in found.consumers],
             "commands": self.commands,
+            "commits": self.commits,
+            "merge_order": MERGE_ORDER,
             "text": self.text,
         }
 
@@ -1195,6 +1263,50 @@ def next_commands(found: Survey, cwd: Path) -> list[str]:
     if found.consumers:
         commands.append(f"{prefix} vendor --all")
     return commands
+
+
+# Why the workspace's commit goes first: the services' locks name bases whose
+# content is in the workspace's store, so a lock merged without them names
+# nothing a later vendor can read.
+MERGE_ORDER = (
+    "merge the workspace's commit first (its .plait store holds the bases the locks name), then each other repository's"
+)
+
+
+def commit_commands(found: Survey, cwd: Path) -> list[str]:
+    """What to commit once adopt, sync and vendor ran: in each repository, what plait wrote there.
+
+    The workspace's repository holds the manifest, the store and the copies
+    kept in it; every other repository on disk holds a copy plait wrote
+    into (a consumer's vendored directory and its lock, a lineage's package).
+    A copy named by URL lives in plait's clone cache, which `--push` publishes.
+    """
+    import shlex
+
+    def git(top: Path) -> str:
+        shown = os.path.relpath(top, cwd)
+        return "git" if shown == "." else f"git -C {shlex.quote(shown)}"
+
+    ws_dir = found.manifest.parent
+    ws_top = repository_top(ws_dir) or ws_dir
+    here = [os.path.relpath(found.manifest, ws_top), os.path.relpath(ws_dir / STORE_DIR, ws_top)]
+    elsewhere: dict[Path, list[str]] = {}
+    for copy in found.copies:
+        top = repository_top(copy.directory)
+        if copy.place.path is not None and top == ws_top:
+            here.append(os.path.relpath(copy.directory, ws_top))
+        elif copy.place.git is not None and not _is_url(copy.place.git) and top is not None:
+            elsewhere.setdefault(top, []).append(os.path.relpath(copy.directory, top))
+    lines = [
+        f"{git(ws_top)} add {' '.join(shlex.quote(p) for p in here)}"
+        f" && {git(ws_top)} commit -m {shlex.quote('plait: the manifest, the bases and the copies here')}"
+    ]
+    for top, paths in elsewhere.items():
+        message = "plait: the vendored copy and its lock" if len(paths) == 1 else "plait: the copies and their locks"
+        lines.append(
+            f"{git(top)} add {' '.join(shlex.quote(p) for p in paths)} && {git(top)} commit -m {shlex.quote(message)}"
+        )
+    return lines
 
 
 def _create(path: Path, text: str) -> None:
@@ -1232,8 +1344,10 @@ def init(
     here = (cwd or Path.cwd()).resolve()
     found = survey(workspace, canonical, copies, cwd=here)
     commands = next_commands(found, here)
+    commits = commit_commands(found, here)
     # The manifest's reader runs them from its directory, not from where init ran.
-    text = render_manifest(found, next_commands(found, found.manifest.parent))
+    there = found.manifest.parent
+    text = render_manifest(found, next_commands(found, there), commit_commands(found, there))
     try:
         Workspace(found.manifest, text)
     except PlaitError as exc:
@@ -1257,4 +1371,6 @@ def init(
                 write_atomic(found.manifest, text)
             else:
                 _create(found.manifest, text)
-    return InitResult(found, text, commands, written=not dry_run, replaced=exists and not dry_run, dry_run=dry_run)
+    return InitResult(
+        found, text, commands, commits, written=not dry_run, replaced=exists and not dry_run, dry_run=dry_run
+    )

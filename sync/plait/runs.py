@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,15 @@ class FileConflict(Conflict):
         return f"{self.file}: {super().describe()}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "path": self.path, "kind": self.kind, "reason": self.reason, "line": self.line}
+        return {
+            "file": self.file,
+            "path": self.path,
+            "kind": self.kind,
+            "reason": self.reason,
+            "line": self.line,
+            "ours": self.ours,
+            "theirs": self.theirs,
+        }
 
 
 @dataclass
@@ -93,6 +102,10 @@ class FilePlan:
     """What a sync does to one lineage file.
 
     before / after: the file's text now and after the sync (None: absent).
+    result: the merge that made *after*.  Where a side left the file as the
+      base had it, the bytes decide *after* and nothing is merged; the
+      result (what each side changed) is then worked out only when someone
+      reads it, and never for what a side did not change (`changes_by`).
     """
 
     name: str
@@ -100,12 +113,68 @@ class FilePlan:
     action: Action
     before: str | None
     after: str | None
-    result: MergeResult | None = None
+    _result: MergeResult | None = None
     conflicts: list[FileConflict] = field(default_factory=list)
+    _deferred: _Deferred | None = field(default=None, repr=False, compare=False)
 
     @property
     def changes_file(self) -> bool:
         return self.before != self.after
+
+    @property
+    def result(self) -> MergeResult | None:
+        if self._deferred is not None:
+            self._result, self._deferred = self._deferred.merge(), None
+        return self._result
+
+    def share_texts(self, one: Callable[[str], str]) -> None:
+        """Hold each text as *one* gives it: the plans of a fleet hold the same source
+        texts many times over, and a plan made in a worker comes back as a copy."""
+        self.before = None if self.before is None else one(self.before)
+        self.after = None if self.after is None else one(self.after)
+        if self._deferred is not None:
+            d = self._deferred
+            self._deferred = _Deferred(one(d.base), one(d.ours), one(d.theirs), d.unchanged, d.budget, d.where)
+
+    def changes_by(self, side: Literal["ours", "theirs"]) -> list[Change]:
+        """The specific changes of the merge that *side* made, alone or as both sides did.
+
+        Free for a side that left the file as the base had it: it made none.
+        """
+        if self._deferred is not None and self._deferred.unchanged == side:
+            return []
+        result = self.result
+        if result is None:
+            return []
+        return [c for c in specific_changes(result.changes) if c.side in (side, "both")]
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A merge whose text the bytes already decided (one side is the base), kept for its report.
+
+    It travels with the plan (a worker's plan goes back to the process that
+    writes), so it holds texts, not parse trees; a side equal to the base is
+    the base's own string, so it is pickled once.
+    """
+
+    base: str
+    ours: str
+    theirs: str
+    unchanged: Literal["ours", "theirs", ""]
+    budget: float
+    where: tuple[tuple[str, str], ...]
+
+    def merge(self) -> MergeResult:
+        return _identity_merge(self.base, self.ours, self.theirs, self.budget, self.where)
+
+
+@functools.lru_cache(maxsize=64)
+def _identity_merge(
+    base: str, ours: str, theirs: str, budget: float, where: tuple[tuple[str, str], ...]
+) -> MergeResult:
+    # Every consumer of one source asks this of the same three texts.
+    return _merge(base, ours, theirs, budget=budget, where=dict(where))
 
 
 class PlannedFiles:
@@ -324,9 +393,10 @@ def applied_lines(
             lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
         elif f.after is None:
             lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
-        elif f.conflicts and f.result is not None:
-            changes = specific_changes(f.result.changes)
-            lines += [_applied_line(f.name, c) for c in changes if c.side == "theirs" and c.kind != "dropped"]
+        elif f.conflicts:
+            lines += [
+                _applied_line(f.name, c) for c in f.changes_by("theirs") if c.side == "theirs" and c.kind != "dropped"
+            ]
         elif not f.name.endswith(".py"):
             lines.append(ReportLine(f.name, f"~ file {f.name}", "", "changed", f"~ file {f.name}"))
         else:
@@ -341,15 +411,17 @@ def applied_lines(
 FORMATTING = "comments or formatting"
 
 
-def _changes_between(before: str, after: str, budget: float) -> list[Change]:
-    """What *after* changed in *before*, member by member, as the merge names it."""
+@functools.lru_cache(maxsize=64)
+def _changes_between(before: str, after: str, budget: float) -> tuple[Change, ...]:
+    """What *after* changed in *before*, member by member, as the merge names it.  Kept per
+    pair of texts: a run's summary, its JSON and its commit message all ask."""
     if before == after:
-        return []
+        return ()
     try:
         result = merge3(before, after, before, budget=budget, strict=True)
     except UnparsableSource:
-        return []
-    return [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
+        return ()
+    return tuple(c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped")
 
 
 def _applied_line(file: str, change: Change) -> ReportLine:
@@ -385,13 +457,30 @@ def check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
     never writes a copy from broken code."""
     for rel, text in sorted(files.items()):
         if rel.endswith(".py"):
-            try:
-                ast.parse(text)
-            except (SyntaxError, ValueError) as exc:
-                line = getattr(exc, "lineno", None)
-                raise PlaitError(
-                    f"{who}: does not parse ({getattr(exc, 'msg', exc)})", path=str(root / rel), line=line
-                ) from None
+            problem = _parse_problem(text)
+            if problem is not None:
+                message, line = problem
+                raise PlaitError(f"{who}: does not parse ({message})", path=str(root / rel), line=line)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_problem(text: str) -> tuple[str, int | None] | None:
+    """Why *text* does not parse, and where; None when it does.  Kept per text: a vendor
+    run checks the same source, and mostly the same vendored files, for every consumer."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError) as exc:
+        return str(getattr(exc, "msg", exc)), getattr(exc, "lineno", None)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[str, str]) -> MergeResult:
@@ -403,7 +492,10 @@ def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[s
 
 
 def _merge_conflicts(name: str, result: MergeResult) -> list[FileConflict]:
-    return [FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, file=name) for c in result.conflicts]
+    return [
+        FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, ours=c.ours, theirs=c.theirs, file=name)
+        for c in result.conflicts
+    ]
 
 
 def merge_trees(
@@ -489,11 +581,54 @@ def _merge_file(
         if ours == base:
             return FilePlan(name, src, "merged", ours_raw, theirs)
         return _whole_file_conflict(name, src, ours_raw, "modify/modify", "both sides changed this file (not Python)")
+    decided = _decided(name, src, base, ours_raw, ours, theirs, budget, where)
+    if decided is not None:
+        return decided
     result = _merge(base, ours, theirs, budget=budget, where=where)
     if not result.clean:
         return FilePlan(name, src, "conflict", ours_raw, result.text, result, _merge_conflicts(name, result))
     after = ours_raw if result.text == ours else result.text
     return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
+
+
+def _decided(
+    name: str,
+    src: str,
+    base: str,
+    ours_raw: str | None,
+    ours: str,
+    theirs: str,
+    budget: float,
+    where: Mapping[str, str],
+) -> FilePlan | None:
+    """The plan of a file two of whose three versions are equal, decided by their bytes, or None.
+
+    This is `merge3`'s identity law (a side that is the base gives way to
+    the other, byte for byte) applied before any parse, so that a fleet of
+    consumers that mostly did not touch a file pays nothing for it.  What
+    the merge would also do, refuse a version that does not parse, is
+    checked (once per text) first; one that does not parse goes to the
+    merge, to be refused in its words.
+    """
+    if ours not in (base, theirs) and theirs != base:
+        return None
+    if not all(_parses(text) for text in {base, ours, theirs}):
+        return None
+    text = theirs if ours == base else ours
+    after = ours_raw if text == ours else text
+    action: Action = "unchanged" if after == ours_raw else "merged"
+    if ours == base == theirs:
+        return FilePlan(name, src, action, ours_raw, after, MergeResult(ours, [], [], "identity"))
+    unchanged: Literal["ours", "theirs", ""] = "ours" if ours == base else "theirs" if theirs == base else ""
+    deferred = _Deferred(
+        base,
+        base if ours == base else ours,
+        base if theirs == base else ours if theirs == ours else theirs,
+        unchanged,
+        budget,
+        tuple(sorted(where.items())),
+    )
+    return FilePlan(name, src, action, ours_raw, after, _deferred=deferred)
 
 
 def _whole_file_conflict(name: str, src: str | None, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:

@@ -72,7 +72,7 @@ def exclusive(ws: Workspace, *, timeout: float | None = None) -> Iterator[Recove
             allowed=ws.writable,
             prune=lambda: prunable(ws),
             folders=[ws.dir],
-            recursive=[f for f in ws.run_folders() if f != ws.dir],
+            recursive=[ws.store.cache, *(f for f in ws.run_folders() if f != ws.dir)],
         )
         # Every run that writes reads the state first, even one that does not
         # change it (vendor): its prune trusts the state, so a state that is
@@ -101,13 +101,15 @@ def prunable(ws: Workspace) -> list[Path]:
     shared file.  When any of them cannot be read (corrupt, or in a
     repository that is not on this machine) nothing is pruned: a base
     pruned by mistake is a 3-way merge lost, an object kept by mistake
-    costs a few kilobytes.
+    costs a few kilobytes.  An entry of the store's cache goes with the
+    object it names.
     """
     try:
         keep = _named(ws)
     except (PlaitError, ValueError):  # ValueError: a committed state or lock that does not parse
         return []
-    return [] if keep is None else ws.store.unreferenced(keep)
+    # A cache entry lives as long as the object it names.
+    return [] if keep is None else [*ws.store.unreferenced(keep), *ws.store.stale_cache(keep)]
 
 
 def _named(ws: Workspace) -> set[str] | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import PlaitError
-from .paths import JOURNAL_NAME, STORE_DIR, is_plain_relative
+from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative
 
 if TYPE_CHECKING:
     # tomlkit is imported where the state is read or written: `plait check`
@@ -56,13 +56,18 @@ and the source commit when git knew it.  `plait adopt` records a first base,
 
 # What plait's own bookkeeping in the store is called; never committed.
 STORE_GITIGNORE = """\
-# plait's run-time files: an interrupted run's journal, staged files and the
-# clones of remote copies.  The objects and state.toml are committed: they
-# are the bases every 3-way merge needs.
+# plait's run-time files: an interrupted run's journal, staged files, the
+# clones of remote copies and the cache of derived files.  The objects and
+# state.toml are committed: they are the bases every 3-way merge needs.
 journal.json
 .*.plait-tmp
 clones/
+cache/
 """
+
+# The cache keeps itself out of git, so a store whose .gitignore predates it
+# (written once; the user may have edited it) never shows it either.
+CACHE_GITIGNORE = "# plait's cache of derived files (rebuilt when missing); never committed.\n*\n"
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX40 = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -325,6 +330,7 @@ class Store:
         self.root = root
         self.boundary = boundary if boundary is not None else root.parent
         self.objects = root / "objects"
+        self.cache = root / CACHE_DIR
         self.state_path = root / "state.toml"
         self._root_resolved: Path | None = None
         self._safe: set[Path] = set()
@@ -432,18 +438,92 @@ class Store:
         if not os.path.lexists(ignore):
             txn.write(self.confined(ignore), STORE_GITIGNORE)
 
+    # -- the cache of derived files -------------------------------------------
+    #
+    # What plait derives from a store object over and over (a source file
+    # through a consumer's import rewrite) is remembered between runs.  An
+    # entry is named by what it was derived from (the key: the input's
+    # digest and how it was derived) and holds the digest of the result, an
+    # object of the store, plus a check of both; the result is read, and
+    # verified, like any object.  An entry that is missing, does not check,
+    # or names an object that is gone is a miss: the caller derives again,
+    # so a cache entry can cost time, never change a result.
+
+    def cached(self, key: str) -> str | None:
+        """The text derived under *key*, verified; None when the cache does not have it."""
+        path = self._cache_path(key)
+        try:
+            self.confined(path)
+            digest = _cache_target(key, path.read_bytes())
+            return None if digest is None else self.read_text(digest, what="a cached file")
+        except (OSError, CorruptStore):
+            return None
+
+    def stage_cached(self, txn: Transaction, key: str, digest: str) -> None:
+        """Remember (via *txn*) that *key* derives the object *digest*, unless the cache says so already.
+
+        Through the commit protocol like every other write, so the entry
+        appears with the objects and the locks that name them, or not at all.
+        """
+        path = self._cache_path(key)
+        self.confined(path.parent)  # (an entry that is a symlink is replaced, never followed)
+        entry = _cache_entry(key, digest)
+        try:
+            if not path.is_symlink() and path.read_bytes() == entry:
+                return
+        except OSError:
+            pass
+        ignore = self.cache / ".gitignore"
+        if not os.path.lexists(ignore) and ignore not in txn.writes:
+            txn.write(self.confined(ignore), CACHE_GITIGNORE)
+        txn.write(path, entry)
+
+    def stale_cache(self, keep: Iterable[str]) -> list[Path]:
+        """Every cache entry whose result is no object in *keep*, for the prune that ends a commit."""
+        alive = set(keep)
+        stale: list[Path] = []
+        for key, entry in self._fanned_out(self.cache):
+            try:
+                digest = _cache_target(key, entry.read_bytes())
+            except OSError:
+                digest = None
+            if digest not in alive:
+                stale.append(entry)
+        return stale
+
+    def committed_paths(self, paths: Iterable[Path]) -> list[Path]:
+        """Those of *paths* inside the store that belong in git: all but the cache."""
+        return [p for p in paths if p.is_relative_to(self.root) and not p.is_relative_to(self.cache)]
+
+    def _cache_path(self, key: str) -> Path:
+        return self.cache / key[:2] / key[2:]
+
     def unreferenced(self, keep: Iterable[str]) -> list[Path]:
         """Every object file not in *keep*, for the prune that ends a commit."""
         alive = set(keep)
-        gone: list[Path] = []
-        if not self.confined(self.objects).is_dir():
-            return gone
-        for folder in sorted(self.objects.iterdir()):
+        return [entry for digest, entry in self._fanned_out(self.objects) if digest not in alive]
+
+    def _fanned_out(self, top: Path) -> Iterator[tuple[str, Path]]:
+        """``(name, path)`` of every entry of *top* stored as ``ab/cdef…`` (64 hex in all), never a symlink."""
+        if not self.confined(top).is_dir():
+            return
+        for folder in sorted(top.iterdir()):
             self.confined(folder)
             if not folder.is_dir() or len(folder.name) != 2:
                 continue
             for entry in sorted(folder.iterdir()):
-                digest = folder.name + entry.name
-                if digest not in alive and _HEX64.fullmatch(digest) and not entry.is_symlink():
-                    gone.append(entry)
-        return gone
+                name = folder.name + entry.name
+                if _HEX64.fullmatch(name) and not entry.is_symlink():
+                    yield name, entry
+
+
+def _cache_entry(key: str, digest: str) -> bytes:
+    return f"{digest} {digest_of(f'{key} {digest}')}\n".encode("ascii")
+
+
+def _cache_target(key: str, entry: bytes) -> str | None:
+    """The object digest a cache entry names, or None when the entry does not check."""
+    fields = entry.decode("ascii", "replace").split()
+    if len(fields) != 2 or not _HEX64.fullmatch(fields[0]) or entry != _cache_entry(key, fields[0]):
+        return None
+    return fields[0]

@@ -183,28 +183,45 @@ def _member_at(lines: list[str], start: int) -> str | None:
     return ".".join(scope) or None
 
 
-def conflict_note(file: str, path: str, kind: str, reason: str, line: int | None, after: str | None) -> ConflictNote:
+def conflict_note(
+    file: str,
+    path: str,
+    kind: str,
+    reason: str,
+    line: int | None,
+    after: str | None,
+    ours: str = "",
+    theirs: str = "",
+) -> ConflictNote:
     """A conflict by the member it is about, with ours and theirs read from the written text's markers.
 
     The merge names a module-level conflict ``<module>`` and may quote the
     base's value in its reason; a person wants the binding
-    (``DEFAULT_TIMEOUT_SECS``) and both values.
+    (``DEFAULT_TIMEOUT_SECS``) and both values.  The merge's own short
+    spelling of each side (*ours*, *theirs*) stands where a side's section
+    is too long to say in a few words.
     """
     if path == FILE or not line or after is None:
-        return ConflictNote(file, FILE if path == FILE else path, kind, reason, line)
+        return ConflictNote(file, FILE if path == FILE else path, kind, reason, line, ours, theirs)
     lines = after.splitlines()
     region = _region(lines, line)
     if region is None:
-        return ConflictNote(file, path, kind, reason, line)
-    start, ours, theirs = region
+        return ConflictNote(file, path, kind, reason, line, ours, theirs)
+    start, ours_lines, theirs_lines = region
     member = _member_at(lines, start) or path
-    return ConflictNote(file, member, kind, reason, start + 1, _value(ours), _value(theirs))
+    said = [_value(ours_lines), _value(theirs_lines)]
+    if any(value.endswith(" lines") for value in said) and ours and theirs:
+        said = [ours, theirs]
+    return ConflictNote(file, member, kind, reason, start + 1, said[0], said[1])
 
 
 def conflict_notes(plan: PlannedFiles) -> list[ConflictNote]:
     """Every conflict of a plan, read from the text it writes (`conflict_note`)."""
     after = {f.name: f.after for f in plan.files}
-    return [conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file)) for c in plan.conflicts]
+    return [
+        conflict_note(c.file, c.path, c.kind, c.reason, c.line, after.get(c.file), c.ours, c.theirs)
+        for c in plan.conflicts
+    ]
 
 
 def moved_into(changes: Iterable[Edit]) -> list[tuple[str, str, str]]:

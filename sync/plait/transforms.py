@@ -12,16 +12,27 @@ Only import statements and the names an ``import a.b`` binds are touched;
 strings, docstrings and comments are left alone.  What cannot be rewritten
 safely (``importlib.import_module("a.b")``, ``__import__("a")`` naming a
 renamed module) is reported by file and line, never guessed.
+
+A fleet of consumers asks for the same rewrites of the same files again and
+again, and most change nothing (a package that imports itself relatively
+reads the same under any prefix), so the cheap answers come first: a file
+whose tokens show that no import of it changes is returned as it is,
+unparsed; libcst visits only the statements that hold imports; and a
+rewrite is kept per process, and by the caller's `TransformCache` between
+runs.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import io
+import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node_or_raise
@@ -33,6 +44,7 @@ from .errors import PlaitError
 __all__ = [
     "ImportRewrite",
     "Rewritten",
+    "TransformCache",
     "TransformProblem",
     "UnrewritableImport",
     "module_name",
@@ -167,6 +179,18 @@ class UnrewritableImport(PlaitError):
         self.problems = tuple(problems)
 
 
+class TransformCache(Protocol):
+    """Where `rewrite_tree` keeps rewrites between runs (the store's cache), by `cache_key`.
+
+    ``get`` answers only what it can vouch for (None otherwise); the rewrite
+    is deterministic, so a miss costs time, never a different result.
+    """
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, text: str) -> None: ...
+
+
 def rewrite_tree(
     files: Mapping[str, str],
     *,
@@ -174,6 +198,7 @@ def rewrite_tree(
     rewrite: ImportRewrite,
     file_map: Mapping[str, str] | None = None,
     label: str = "",
+    cache: TransformCache | None = None,
 ) -> dict[str, str]:
     """Every Python file of a package tree through *rewrite*, renamed by *file_map*.
 
@@ -181,6 +206,8 @@ def rewrite_tree(
     files are carried unchanged; paths missing from *file_map* keep their
     name.  Raises `UnrewritableImport` naming every file and line that
     cannot be rewritten: a half-rewritten copy would import the wrong code.
+    A file the rewrite really changes is looked up in *cache* first, and
+    put there after.
     """
     mapping = file_map or {}
     out: dict[str, str] = {}
@@ -189,13 +216,31 @@ def rewrite_tree(
         if rel.endswith(".py"):
             mod, is_pkg = module_name(package, rel)
             where = f"{label}/{rel}" if label else rel
-            done = rewrite_imports(text, module=mod, is_package=is_pkg, rewrite=rewrite, path=where)
+            done = _rewrite_through(text, mod, is_pkg, rewrite, where, cache)
             problems.extend(done.problems)
             text = done.text
         out[mapping.get(rel, rel)] = text
     if problems:
         raise UnrewritableImport(problems)
     return out
+
+
+def cache_key(text: str, *, module: str, is_package: bool, rewrite: ImportRewrite) -> str:
+    """What names the rewrite of *text* (the source of *module*) through *rewrite* in a cache.
+
+    The input by its digest, the rewrite, and the rewriting code itself (this
+    module, plait's and libcst's versions): an upgrade that rewrites
+    differently finds nothing it did not write.
+    """
+    parts = [
+        hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        module,
+        str(is_package),
+        repr(rewrite.renames),
+        str(rewrite.absolute),
+        _fingerprint(),
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
 def resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str:
@@ -215,10 +260,57 @@ def resolve_relative(module: str, is_package: bool, level: int, name: str | None
 # implementation
 
 
+def _rewrite_through(
+    text: str, module: str, is_package: bool, rewrite: ImportRewrite, path: str, cache: TransformCache | None
+) -> Rewritten:
+    # Only what really needs libcst is worth a cache entry: the token check is cheaper than a read.
+    if cache is None or rewrite.is_identity or _untouched(text, module, is_package, rewrite):
+        return rewrite_imports(text, module=module, is_package=is_package, rewrite=rewrite, path=path)
+    key = cache_key(text, module=module, is_package=is_package, rewrite=rewrite)
+    hit = cache.get(key)
+    if hit is not None:
+        return Rewritten(hit)
+    done = rewrite_imports(text, module=module, is_package=is_package, rewrite=rewrite, path=path)
+    if not done.problems:  # (a rewrite with problems stops the run; it is never reused)
+        cache.put(key, done.text)
+    return done
+
+
+@functools.cache
+def _fingerprint() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        own = Path(__file__).read_bytes()
+    except OSError:  # pragma: no cover - running from an archive
+        own = b""
+    versions = []
+    for distribution in ("plait", "libcst"):
+        try:
+            versions.append(version(distribution))
+        except PackageNotFoundError:  # pragma: no cover - running from a bare source tree
+            versions.append("unknown")
+    return hashlib.sha256(own + " ".join(versions).encode("utf-8")).hexdigest()
+
+
 @functools.lru_cache(maxsize=512)
 def _rewrite_cached(text: str, module: str, is_package: bool, rewrite: ImportRewrite, path: str) -> Rewritten:
     # A sync transforms the same base and source texts for status, dry run
-    # and the sync itself; the cache makes the repeats free.
+    # and the sync itself, and a vendor run the same source for every
+    # consumer that shares a rewrite; the cache makes the repeats free.
+    if _untouched(text, module, is_package, rewrite):
+        return Rewritten(text)
+    return _rewrite_parsed(text, module, is_package, rewrite, path)
+
+
+def _rewrite_parsed(
+    text: str, module: str, is_package: bool, rewrite: ImportRewrite, path: str, *, every_node: bool = False
+) -> Rewritten:
+    """The rewrite itself: the `ast` survey, then libcst where it found something to rewrite.
+
+    *every_node* visits every node of the tree, as the transformer did before
+    it learnt to skip what holds no import (the tests' reference).
+    """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -228,8 +320,188 @@ def _rewrite_cached(text: str, module: str, is_package: bool, rewrite: ImportRew
     problems = tuple(TransformProblem(path, line, msg) for line, msg in plan.problems)
     if not plan.needs_rewrite:
         return Rewritten(text, problems)
-    new_text = _apply(text, module, is_package, rewrite)
+    new_text = _apply(text, module, is_package, rewrite, binds_renamed=plan.binds_renamed, every_node=every_node)
     return Rewritten(new_text, problems)
+
+
+# --------------------------------------------------------------------------
+# the pre-check: what the tokens say
+
+_DYNAMIC_NAMES = ("import_module", "__import__")
+_STATEMENT_END = (tokenize.NEWLINE, tokenize.ENDMARKER)
+_STATEMENT_START = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+
+# An import statement as its tokens spell it:
+# ("import", ((dotted, asname), ...)) or ("from", level, dotted or None, (leaf, ...) or None for *).
+_ImportForm = tuple[str, int, str | None, tuple[str, ...] | None]
+
+
+def _untouched(text: str, module: str, is_package: bool, rewrite: ImportRewrite) -> bool:
+    """Whether *rewrite* leaves *text* byte for byte as it is, decided from its tokens alone.
+
+    The question is asked for every file of every consumer, and almost always
+    answered "yes" (a vendored package imports itself relatively; a prefix
+    rename does not change a relative spelling), so it must cost far less
+    than the parse it saves.  Each import statement is spelled out from the
+    tokens and put through the same decisions the transformer makes; any
+    statement the tokens do not spell plainly, any dynamic import and any
+    form feed (which libcst does not give back byte for byte) say "no", and
+    the file takes the full rewrite.  "No" only ever costs time.
+    """
+    if "\x0c" in text:
+        return False
+    found = _token_imports(text)
+    if found is None:
+        return False
+    forms, dynamic = found
+    if dynamic:
+        return False
+    new_module = rewrite.rename(module)
+    for kind, level, name, leaves in forms:
+        if kind == "import":
+            assert leaves is not None
+            if any(rewrite.rename(dotted) != dotted for dotted in leaves):
+                return False
+            continue
+        if level:
+            if rewrite.absolute:
+                return False
+            try:
+                target = resolve_relative(module, is_package, level, name)
+            except ValueError:
+                return False
+        else:
+            assert name is not None
+            target = name
+        new_target = rewrite.rename(target)
+        if not level and new_target != target:
+            return False
+        if leaves is not None and any(_renamed_leaf(rewrite, target, new_target, leaf) for leaf in leaves):
+            return False
+        if level:
+            relative = _relative_form(new_module, is_package, new_target)
+            if relative is None or (relative[0], relative[1] or None) != (level, name):
+                return False
+    return True
+
+
+@functools.lru_cache(maxsize=256)
+def _token_imports(text: str) -> tuple[tuple[_ImportForm, ...], bool] | None:
+    """Every import statement of *text*, from its tokens, and whether it may import dynamically.
+
+    Kept per text, not per rewrite: every consumer of a source asks about
+    the same texts.  None when the tokens are not plain Python (the parse
+    that follows then decides).  The import forms keep only what the
+    rewrite decisions read: ``("import", 0, None, dotted names)`` and
+    ``("from", level, module, imported names or None for *)``.
+    """
+    try:
+        spelled = tokenize.generate_tokens(io.StringIO(text).readline)
+        tokens = [t for t in spelled if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    forms: list[_ImportForm] = []
+    dynamic = False
+    previous: tokenize.TokenInfo | None = None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == tokenize.ERRORTOKEN:
+            return None
+        if token.type in (tokenize.NAME, tokenize.STRING) and any(n in token.string for n in _DYNAMIC_NAMES):
+            # (a STRING too: before Python 3.12 an f-string's expressions are one token)
+            dynamic = True
+        if token.type == tokenize.NAME and token.string in ("import", "from"):
+            starts = (
+                previous is None
+                or previous.type in _STATEMENT_START
+                or (previous.type == tokenize.OP and previous.string in (";", ":"))
+            )
+            if starts:
+                statement = _import_statement(tokens, i)
+                if statement is None:
+                    return None
+                forms.append(statement[0])
+                i = statement[1]
+                continue
+            if token.string == "import":
+                return None  # not where an import statement can be: not plain Python
+        previous = token
+        i += 1
+    return tuple(forms), dynamic
+
+
+def _import_statement(tokens: Sequence[tokenize.TokenInfo], i: int) -> tuple[_ImportForm, int] | None:
+    """The import statement starting at ``tokens[i]``, and the index of the token that ends it."""
+    if tokens[i].string == "import":
+        names, j = _aliased_names(tokens, i + 1, dotted=True)
+        return (("import", 0, None, tuple(names)), j) if names and _ends(tokens[j]) else None
+    j, level = i + 1, 0
+    while tokens[j].type == tokenize.OP and tokens[j].string in (".", "..."):
+        level += len(tokens[j].string)
+        j += 1
+    module: str | None = None
+    if not _is(tokens[j], tokenize.NAME, "import"):
+        module, j = _dotted_tokens(tokens, j)
+        if module is None:
+            return None
+    if (not level and module is None) or not _is(tokens[j], tokenize.NAME, "import"):
+        return None
+    j += 1
+    if _is(tokens[j], tokenize.OP, "*"):
+        return (("from", level, module, None), j + 1) if _ends(tokens[j + 1]) else None
+    bracketed = _is(tokens[j], tokenize.OP, "(")
+    leaves, j = _aliased_names(tokens, j + bracketed, dotted=False)
+    if bracketed:
+        if not _is(tokens[j], tokenize.OP, ")"):
+            return None
+        j += 1
+    return (("from", level, module, tuple(leaves)), j) if leaves and _ends(tokens[j]) else None
+
+
+def _aliased_names(tokens: Sequence[tokenize.TokenInfo], j: int, *, dotted: bool) -> tuple[list[str], int]:
+    """``name [as alias], ...`` from ``tokens[j]`` (dotted names for ``import``): the names, and where they end."""
+    names: list[str] = []
+    while True:
+        if dotted:
+            name, j = _dotted_tokens(tokens, j)
+        elif tokens[j].type == tokenize.NAME:
+            name, j = tokens[j].string, j + 1
+        else:
+            name = None
+        if name is None:
+            return names, j
+        names.append(name)
+        if _is(tokens[j], tokenize.NAME, "as"):
+            if tokens[j + 1].type != tokenize.NAME:
+                return [], j
+            j += 2
+        if not _is(tokens[j], tokenize.OP, ","):
+            return names, j
+        j += 1
+
+
+def _dotted_tokens(tokens: Sequence[tokenize.TokenInfo], j: int) -> tuple[str | None, int]:
+    if tokens[j].type != tokenize.NAME:
+        return None, j
+    parts = [tokens[j].string]
+    j += 1
+    while _is(tokens[j], tokenize.OP, ".") and tokens[j + 1].type == tokenize.NAME:
+        parts.append(tokens[j + 1].string)
+        j += 2
+    return ".".join(parts), j
+
+
+def _is(token: tokenize.TokenInfo, kind: int, text: str) -> bool:
+    return token.type == kind and token.string == text
+
+
+def _ends(token: tokenize.TokenInfo) -> bool:
+    return token.type in _STATEMENT_END or _is(token, tokenize.OP, ";")
+
+
+# --------------------------------------------------------------------------
+# the rewrite
 
 
 def _relative_form(module: str, is_package: bool, target: str) -> tuple[int, str] | None:
@@ -255,11 +527,16 @@ class _Survey(ast.NodeVisitor):
         self.is_package = is_package
         self.rewrite = rewrite
         self.needs_rewrite = False
+        # An `import a.b` (no alias) binds a name whose uses must follow a rename.
+        self.binds_renamed = False
         self.problems: list[tuple[int, str]] = []
 
     def visit_Import(self, node: ast.Import) -> None:
-        if any(self.rewrite.rename(alias.name) != alias.name for alias in node.names):
-            self.needs_rewrite = True
+        for alias in node.names:
+            if self.rewrite.rename(alias.name) != alias.name:
+                self.needs_rewrite = True
+                if alias.asname is None and not _binds_by_from(alias.name, self.rewrite):
+                    self.binds_renamed = True
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
@@ -302,33 +579,16 @@ def _name_node(dotted: str) -> cst.Attribute | cst.Name:
     return node
 
 
-def _apply(text: str, module: str, is_package: bool, rewrite: ImportRewrite) -> str:
+def _apply(
+    text: str, module: str, is_package: bool, rewrite: ImportRewrite, *, binds_renamed: bool, every_node: bool
+) -> str:
     tree = cst.parse_module(text)
-    renamer = _ImportRenamer(module, is_package, rewrite)
-    if _binds_renamed_package(tree, rewrite):
+    renamer = _ImportRenamer(module, is_package, rewrite, every_node=every_node)
+    if binds_renamed:
         wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        renamer.uses = _renamed_uses(wrapper, rewrite)
+        renamer.uses, renamer.along = _renamed_uses(wrapper, rewrite)
         return wrapper.visit(renamer).code
     return tree.visit(renamer).code
-
-
-def _binds_renamed_package(tree: cst.Module, rewrite: ImportRewrite) -> bool:
-    """Whether an ``import a.b`` (no alias) binds a name whose uses must follow a rename."""
-    finder = _PlainImportFinder(rewrite)
-    tree.visit(finder)
-    return finder.found
-
-
-class _PlainImportFinder(cst.CSTVisitor):
-    def __init__(self, rewrite: ImportRewrite) -> None:
-        self.rewrite = rewrite
-        self.found = False
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            name = get_full_name_for_node_or_raise(alias.name)
-            if alias.asname is None and self.rewrite.rename(name) != name and not _binds_by_from(name, self.rewrite):
-                self.found = True
 
 
 def _binds_by_from(name: str, rewrite: ImportRewrite) -> bool:
@@ -350,8 +610,11 @@ def _binds_by_from(name: str, rewrite: ImportRewrite) -> bool:
     return rewrite.rename(name) == new_head + name[len(head) :]
 
 
-def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.CSTNode, cst.BaseExpression]:
-    """Each use of a name bound by ``import a.b`` that a rename moves, and its new spelling.
+def _renamed_uses(
+    wrapper: MetadataWrapper, rewrite: ImportRewrite
+) -> tuple[dict[cst.CSTNode, cst.BaseExpression], set[cst.CSTNode]]:
+    """Each use of a name bound by ``import a.b`` that a rename moves, its new spelling,
+    and every node on the way down to one (what the renamer must visit).
 
     Scope analysis, not text: a local variable that happens to share the
     name is not an import's reference and is left alone.
@@ -379,7 +642,13 @@ def _renamed_uses(wrapper: MetadataWrapper, rewrite: ImportRewrite) -> dict[cst.
                 for access in assignment.references:
                     if _bound_by_imports(access.node, scopes):
                         _replace_use(access.node, parents, rewrite, replace)
-    return replace
+    along: set[cst.CSTNode] = set()
+    for used in replace:
+        step: cst.CSTNode | None = used
+        while step is not None and step not in along:
+            along.add(step)
+            step = parents.get(step)
+    return replace, along
 
 
 def _bound_by_imports(used: cst.CSTNode, scopes: Mapping[cst.CSTNode, Any]) -> bool:
@@ -430,12 +699,35 @@ def _replace_use(
 
 
 class _ImportRenamer(cst.CSTTransformer):
-    def __init__(self, module: str, is_package: bool, rewrite: ImportRewrite) -> None:
+    """Rewrites import statements, and the uses `_renamed_uses` found.
+
+    It descends only where that can be: into compound statements (an import
+    may sit in a ``try`` or a function), into statement lines that hold an
+    import, and down to each use to rename; never into the expressions and
+    plain statements that make up almost all of a module.  Left alone, a
+    subtree is printed as it was parsed, so the result is the same as a
+    visit of every node (*every_node*, the tests' reference).
+    """
+
+    def __init__(self, module: str, is_package: bool, rewrite: ImportRewrite, *, every_node: bool = False) -> None:
         self.module = module
         self.is_package = is_package
         self.rewrite = rewrite
         self.new_module = rewrite.rename(module)
+        self.every_node = every_node
         self.uses: dict[cst.CSTNode, cst.BaseExpression] = {}
+        self.along: set[cst.CSTNode] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.every_node or node in self.along:
+            return super().on_visit(node)
+        if isinstance(node, cst.BaseExpression):
+            return False
+        if isinstance(node, cst.SimpleStatementLine) and not any(
+            isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body
+        ):
+            return False
+        return super().on_visit(node)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         return self.uses.get(original_node, updated_node)
@@ -522,12 +814,18 @@ class _ImportRenamer(cst.CSTTransformer):
         touched = False
         for alias in node.names:
             leaf = get_full_name_for_node_or_raise(alias.name)
-            full_new = self.rewrite.rename(f"{target}.{leaf}")
-            parent, _, new_leaf = full_new.rpartition(".")
-            if parent == new_target and new_leaf != leaf:
+            new_leaf = _renamed_leaf(self.rewrite, target, new_target, leaf)
+            if new_leaf is not None:
                 asname = alias.asname or cst.AsName(name=cst.Name(leaf))
                 out.append(alias.with_changes(name=cst.Name(new_leaf), asname=asname))
                 touched = True
             else:
                 out.append(alias)
         return out if touched else node.names
+
+
+def _renamed_leaf(rewrite: ImportRewrite, target: str, new_target: str, leaf: str) -> str | None:
+    """The new name of submodule *leaf* imported from *target* (now *new_target*), when
+    its file was renamed; None when ``from target import leaf`` keeps naming it."""
+    parent, _, new_leaf = rewrite.rename(f"{target}.{leaf}").rpartition(".")
+    return new_leaf if parent == new_target and new_leaf != leaf else None

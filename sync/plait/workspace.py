@@ -18,7 +18,6 @@ import fnmatch
 import functools
 import os
 import re
-import shutil
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -824,6 +823,8 @@ def copy_workspace(ws: Workspace, dest: Path) -> Workspace:
     from the disk as they are): `plait adopt` in the copy walks the same
     commits as in the original, and a commit recorded in a lock is a real one.
     """
+    import shutil  # (here: shutil's import is a tenth of `plait check`'s start-up, which never copies)
+
     ignore = shutil.ignore_patterns(*_NEVER_COPIED, ".pytest_cache", "clones")
     roots: list[Path] = [ws.dir]
     items: list[Copy | Consumer] = [ws.canonical, *ws.lineages.values(), *ws.consumers.values()]

@@ -51,8 +51,11 @@ def normalise(text: str) -> str:
     text = re.sub(r"tree:[0-9a-f]{10}", "tree:<tree>", text)
     text = re.sub(r"\b[0-9a-f]{7,40}\b", "<commit>", text)
     text = re.sub(r"\b\d+\.\d+ s\b", "<t> s", text)
-    text = re.sub(r"(?m)^([\w-]+): (conforms|stale, fails|fails|ERROR) .*$", r"\1: <verdict>", text)
-    text = re.sub(r"(?m)^\d+ of \d+ copies conform .*$", "<conformance summary>", text)
+    # A copy's verdict (conform's own line: `sibling behaves like canonical on 63/68: ...`).
+    verdicts = r"behaves like canonical on|is the reference|could not run|could not be checked here"
+    text = re.sub(rf"(?m)^([\w-]+) ({verdicts})\b.*$", r"\1 <verdict>", text)
+    text = re.sub(r"(?m)^([\w-]+): (conforms|stale, fails|fails|ERROR) .*$", r"\1 <verdict>", text)
+    text = re.sub(r"(?m)^\d+ of \d+ copies (conform|behave) .*$", "<conformance summary>", text)
     text = re.sub(r"\(\d{4}-\d\d-\d\d, '[^']*'\)", "(<date>, <subject>)", text)
     return text
 

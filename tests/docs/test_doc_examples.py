@@ -26,5 +26,6 @@ def test_the_masking_keeps_what_a_reader_compares() -> None:
     # Commit ids and timings vary between two honest runs; counts, names and paths must not be masked.
     line = "svc-a  canonical 1a2b3c4 → 9f8e7d6   2 files changed, 0 conflicts"
     assert normalise(line) == "svc-a  canonical <commit> → <commit>   2 files changed, 0 conflicts"
-    assert normalise("mnemo: conforms (63 pass, 0 fail) in 3.61 s  [x]") == "mnemo: <verdict>"
+    assert normalise("sibling behaves like canonical on 63/68: 5 fail (safety)") == "sibling <verdict>"
+    assert normalise("6 of 6 copies conform to 68 scenarios in 3.22 s") == "<conformance summary>"
     assert normalise("3 local edits in cache.py") == "3 local edits in cache.py"

@@ -291,7 +291,7 @@ def test_dry_run_prints_the_manifest_and_writes_nothing(setup: Setup, monkeypatc
     assert lines[-1] == "dry run: nothing was written"
     start = next(i for i, line in enumerate(lines) if line.startswith("would write"))
     report = lines[start:]
-    assert all("would" in line or line.startswith("  plait ") for line in report[:-1]), (
+    assert all("would" in line or line.startswith(("  plait ", "  git ")) for line in report[:-1]), (
         "every line of a dry run's report says would"
     )
 

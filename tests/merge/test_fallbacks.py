@@ -62,6 +62,27 @@ def test_bracketed_import_keeps_ours_layout_whole() -> None:
     assert merge3(base, theirs.replace("d", "c"), ours.replace("c", "d")).text == "from x import a, b, c, d\n"
 
 
+WRAPPED = (
+    "from pkg.exceptions import (ConnectionError, ConnectTimeout,\n"
+    "                            InvalidSchema, InvalidURL, MissingSchema,\n"
+    "                            ReadTimeout, Timeout, RetryError)\n"
+)
+
+
+def test_layout_kept_a_name_appended_goes_on_the_last_line_or_a_new_one() -> None:
+    """An element the layout side lacks goes at the end of the line it follows, or, past the width, on a new one."""
+    ours = WRAPPED.replace("ConnectTimeout,", "ConnectTimeout, SSLError,")
+    theirs = WRAPPED.replace("RetryError)", "RetryError, ProxyError)")
+    merged = merge3(WRAPPED, ours, theirs).text
+    assert merged == ours.replace("RetryError)", "RetryError, ProxyError)")
+    # Both append to the last line, which together would pass both versions' width: theirs' names start a new line.
+    ours = WRAPPED.replace("RetryError)", "RetryError, ProxyError)")
+    added = "ContentDecodingError, ChunkedEncodingError"
+    theirs = WRAPPED.replace("RetryError)", f"RetryError, {added})")
+    lines = merge3(WRAPPED, ours, theirs).text.splitlines()
+    assert lines == [*ours.splitlines()[:2], ours.splitlines()[2].replace(")", ","), f"{' ' * 28}{added})"]
+
+
 def test_an_engine_bug_degrades_to_a_flagged_line_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     """As a git driver, a traceback would read as 'conflicts' with no markers at all."""
     from plait.merge import structured

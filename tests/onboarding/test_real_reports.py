@@ -118,7 +118,9 @@ def test_status_names_every_copy_and_check_exits_1_while_one_is_behind(real: tup
     detail = ok(runs["status -v, behind"])
     assert "fork  retry.py  pending  + backoff" in detail
     assert "svc-a  errors.py  local edit  ~ Failure.__init__: ~ self.retryable = bool(retryable)" in detail
-    assert any(line.startswith("svc-b  retry.py  behind  changed in canonical since it was vendored") for line in detail)
+    assert any(
+        line.startswith("svc-b  retry.py  behind  changed in canonical since it was vendored") for line in detail
+    )
 
 
 def test_sync_and_vendor_are_summaries_and_a_second_vendor_a_line_per_consumer(

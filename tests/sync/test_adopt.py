@@ -68,7 +68,8 @@ def test_adopt_finds_the_revision_the_fork_started_from(history: tuple[Path, lis
     assert result.chosen is not None and result.chosen.revision.sha == shas[2]
     assert result.runner_up is not None and result.runner_up.revision.sha in (shas[1], shas[3])
     assert (result.chosen.members, result.chosen.lines) < (result.runner_up.members, result.runner_up.lines)
-    assert "closest of 6 revisions of canonical" in result.why() and shas[2][:7] in result.why()
+    assert result.why() == "closest by content of 6 revisions of canonical: 1 local edit"
+    assert [(e.file, e.path, e.kind) for e in result.local_edits] == [("core.py", "Client.via_uds", "added")]
     record = Workspace.load(root).store.state().record("fork")
     assert record is not None and record.base.commit == shas[2]
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from plait.runs import merge_trees
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plait import runs
+from plait.errors import PlaitError
+from plait.runs import applied_lines, merge_trees
 
 BASE = {"a.py": "A = 1\n", "gone.py": "G = 1\n", "edited.py": "E = 1\n", "notes.txt": "v1\n"}
 THEIRS = {"a.py": "A = 1\nB = 2\n", "new.py": "N = 1\n", "edited.py": "E = 1\n", "notes.txt": "v2\n"}
@@ -44,3 +51,64 @@ def test_the_raw_local_text_is_kept_byte_for_byte_when_nothing_changes() -> None
         merge_trees({"x.py": "X = 1\n"}, {"x.py": "X = 1\n"}, {"x.py": "X = 1\n"}, ours_raw={"x.py": "X = 1\r\n"})
     )
     assert plans["x.py"].after == "X = 1\r\n" and not plans["x.py"].changes_file
+
+
+# -- the byte-decided files are the merged ones ----------------------------------------------
+
+_TEXTS = [
+    "A = 1\n",
+    "A = 1\nB = 2\n",
+    "A = 2\n",
+    "A = 1\r\n",
+    "\ufeffA = 1\n",
+    "def f():\n    return 1\n",
+    "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+    "def (:\n",
+]
+_tree = st.dictionaries(st.sampled_from(["a.py", "b.py", "n.txt"]), st.sampled_from(_TEXTS), max_size=3)
+
+
+def _planned(base, ours, theirs, ours_raw):
+    try:
+        plans = merge_trees(base, ours, theirs, ours_raw=ours_raw)
+    except PlaitError as exc:
+        return "refused", str(exc)
+    return [(p.name, p.source_name, p.action, p.before, p.after, p.result, p.conflicts) for p in plans]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tree, _tree, _tree, st.booleans())
+def test_files_two_sides_agree_on_are_planned_as_the_merge_plans_them(base, ours, theirs, raw_differs) -> None:
+    # The raw copy may differ from the transformed one (a hand-vendored spelling); its bytes are kept.
+    ours_raw = {name: text.replace("A =", "A  =") if raw_differs else text for name, text in ours.items()}
+    fast = _planned(base, ours, theirs, ours_raw)
+    with mock.patch.object(runs, "_decided", lambda *args: None):
+        assert fast == _planned(base, ours, theirs, ours_raw)
+
+
+def test_a_file_one_side_left_alone_is_not_merged_until_its_report_is_read(monkeypatch) -> None:
+    calls: list[str] = []
+    real = runs.merge3
+
+    def counting(base: str, ours: str, theirs: str, **kwargs):
+        calls.append(ours)
+        return real(base, ours, theirs, **kwargs)
+
+    monkeypatch.setattr(runs, "merge3", counting)
+    runs._identity_merge.cache_clear()
+    runs._changes_between.cache_clear()
+    one, with_b, with_c = "A = 1\n", "A = 1\n\n\ndef b():\n    return 2\n", "A = 1\n\n\ndef c():\n    return 3\n"
+    base = {"same.py": one, "theirs.py": one, "ours.py": one}
+    ours = {"same.py": one, "theirs.py": one, "ours.py": with_c}
+    theirs = {"same.py": one, "theirs.py": with_b, "ours.py": one}
+
+    plans = _by_name(merge_trees(base, ours, theirs))
+
+    assert calls == []
+    assert [p.after for p in plans.values()] == [with_c, one, with_b]
+    # What the run changes: only the file it writes is compared (its text before against after), once.
+    assert [line.text for line in applied_lines(plans.values())] == ["+ b"]
+    assert calls == [with_b]
+    assert [line.text for line in applied_lines(plans.values())] == ["+ b"] and calls == [with_b]
+    assert plans["ours.py"].changes_by("theirs") == [] and calls == [with_b]
+    assert [c.path for c in plans["ours.py"].changes_by("ours")] == ["c"]

@@ -72,7 +72,7 @@ def test_applied_is_what_the_written_file_changes_not_what_the_source_changed() 
 
 
 def test_a_conflict_names_the_binding_and_both_values_not_the_bases_value() -> None:
-    base = 'DEFAULT_TIMEOUT_SECS = 30\nRETRIES = 3\n\n\nclass Client:\n    timeout = 5\n'
+    base = "DEFAULT_TIMEOUT_SECS = 30\nRETRIES = 3\n\n\nclass Client:\n    timeout = 5\n"
     ours = base.replace("= 30", "= 10").replace("timeout = 5", "timeout = 50")
     theirs = base.replace("= 30", "= 15").replace("timeout = 5", "timeout = 9")
     (plan,) = merge_trees({"c.py": base}, {"c.py": ours}, {"c.py": theirs})

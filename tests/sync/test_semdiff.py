@@ -221,3 +221,33 @@ def test_a_copy_and_a_path_are_compared_as_written(tmp_path: Path) -> None:
     )
     paths = {m["path"] for m in json.loads(result.stdout)["members"]}
     assert "from svc._vendor.corelib.errors import Failure" in paths
+
+
+CASE = Path(__file__).parents[1] / "merge" / "cases" / "unnamed_statements_pair_by_content"
+
+
+def test_statements_without_a_name_pair_by_what_they_do() -> None:
+    """Two `try` blocks share only their header: the one B lacks is only in A, not "the try changed"."""
+    base, ours, theirs = ((CASE / f"{name}.py").read_text(encoding="utf-8") for name in ("Base", "Ours", "Theirs"))
+    diff = compare_files({"compat.py": base}, {"compat.py": ours}, a="base", b="ours")
+    assert [(m.path, m.status) for m in diff.members] == [("<statement try: import simplejson as json>", "only-a")]
+    # The other block, edited, is that block changed; the simplejson one is untouched.
+    diff = compare_files({"compat.py": base}, {"compat.py": theirs}, a="base", b="theirs")
+    assert [(m.path, m.status) for m in diff.members] == [
+        ("<statement try: fast = sys.modules['_speedups']>", "changed")
+    ]
+    assert any("_speedups_v2" in line for line in diff.members[0].diff)
+
+
+def test_a_statement_pairs_with_the_one_it_is_most_like_not_the_first() -> None:
+    """B kept the second `try` (edited) and dropped the first: the first is only in A."""
+    a = (
+        "try:\n    fast = load('_speedups')\nexcept KeyError:\n    fast = None\n\n"
+        "try:\n    import simplejson as json\nexcept ImportError:\n    import json\n"
+    )
+    b = "try:\n    import ujson as json\nexcept ImportError:\n    import json\n"
+    diff = compare_files({"m.py": a}, {"m.py": b}, a="a", b="b")
+    assert sorted((m.path, m.status) for m in diff.members) == [
+        ("<statement try: fast = load('_speedups')>", "only-a"),
+        ("<statement try: import simplejson as json>", "changed"),
+    ]

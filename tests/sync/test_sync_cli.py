@@ -200,7 +200,12 @@ def test_adopt_json_names_the_choice_and_the_runner_up(behind) -> None:
     assert data["how"] == "inferred" and data["dry_run"] is True
     first = list(behind.repo.iter_commits())[-1]  # the canonical the fork was made from
     assert data["chosen"]["commit"] == first.hexsha
-    assert data["runner_up"] is not None and data["why"].startswith("closest of")
+    assert data["why"].startswith("closest by content of 1 revision of canonical")
+    # canonical v2 was committed after the fork's files: it cannot be where they came from.
+    assert data["runner_up"] is None
+    assert any(
+        note.startswith("1 newer revision of canonical not compared: dated after fork's") for note in data["notes"]
+    )
 
 
 @pytest.mark.parametrize(

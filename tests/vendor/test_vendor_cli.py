@@ -206,19 +206,28 @@ def test_check_locks_needs_no_workspace(vendored, tmp_path: Path) -> None:
 
 LOADED = """
 import runpy, sys
-sys.argv = ["plait", "--workspace", sys.argv[1], "check"]
+sys.argv = ["plait", "--workspace", sys.argv[1], "check", *sys.argv[2:]]
 try:
     runpy.run_module("plait", run_name="__main__")
 except SystemExit as done:
-    heavy = sorted({m.split(".")[0] for m in sys.modules} & {"libcst", "git", "tomlkit", "rich", "httpx"})
-    print("exit", done.code, "heavy", heavy)
+    heavy = {"libcst", "git", "tomlkit", "rich", "httpx"}
+    modules = {m.split(".")[0] for m in sys.modules} & heavy
+    modules |= {m for m in sys.modules if m.startswith(("plait.merge", "plait.conformance", "click.shell_completion"))}
+    if "--json" not in sys.argv:
+        modules |= {"click"} & set(sys.modules)  # the plain command line runs without click (cli/check_run.py)
+    print("exit", done.code, "heavy", sorted(modules))
 """
 
 
-def test_check_in_a_pipe_loads_neither_the_merge_engine_nor_git_nor_rich(vendored) -> None:
-    # What keeps a pre-commit hook quick (benchmarks/check_speed.py measures it).
-    proc = subprocess.run([sys.executable, "-c", LOADED, str(vendored.root)], capture_output=True, text=True)
+@pytest.mark.parametrize("args", [[], ["--json"]])
+def test_check_in_a_pipe_loads_neither_the_merge_engine_nor_git_nor_rich(vendored, args: list[str]) -> None:
+    # What keeps a pre-commit hook quick (benchmarks/check_speed.py measures it): only what hashing
+    # needs, and for the plain command line not even click.
+    proc = subprocess.run([sys.executable, "-c", LOADED, str(vendored.root), *args], capture_output=True, text=True)
     assert proc.stdout.splitlines()[-1] == "exit 0 heavy []", proc.stdout + proc.stderr
+    (vendored.vendored() / "errors.py").write_text("changed = True\n")
+    proc = subprocess.run([sys.executable, "-c", LOADED, str(vendored.root), *args], capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "exit 1 heavy []", proc.stdout + proc.stderr
 
 
 def _hook_entries() -> dict[str, str]:

@@ -9,8 +9,9 @@ Commands load lazily: git starts `plait merge` once per conflicted file, and
 that process must not pay for libcst, rich, httpx or GitPython when the
 merge never needs them.  It does not even pay for click: a `plait merge`
 whose arguments are the plain kind git passes goes straight to the
-command's own click-free runner (`merge_run`), and everything else, help
-and errors included, goes through the click group in `group`.
+command's own click-free runner (`merge_run`), as does a plain `plait
+check` (`check_run`: a hook's whole cost is its start-up), and everything
+else, help and errors included, goes through the click group in `group`.
 """
 
 from __future__ import annotations
@@ -96,6 +97,21 @@ def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
     return decorate
 
 
+def run_standalone(body: Callable[[], object]) -> None:
+    """Run *body* as click's standalone mode runs a command, for the click-free runners
+    (`merge_run`, `check_run`): Ctrl-C says so, and a reader that went away ends the
+    run quietly, both with exit 1."""
+    try:
+        body()
+    except KeyboardInterrupt:
+        print("\nAborted!", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
+        # Let the final flush go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
 def __getattr__(name: str) -> click.Group:
     # `plait.cli.cli`, the click group, is built on first use: the merge
     # driver's fast path never needs it.
@@ -118,6 +134,10 @@ def main() -> None:
             from .merge_run import run_plain
 
             run_plain(args[1:])  # returns only when click must parse these arguments
+        elif "check" in args:
+            from .check_run import run_plain as run_check
+
+            run_check(args)  # the same: `plait check` is what pre-commit hooks and CI run
         from .group import cli
 
         cli.main(args, prog_name="plait")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..init import InitResult, init
+from ..init import MERGE_ORDER, InitResult, init
 from . import command
 from .output import Output, output_options, reports_errors
 
@@ -31,6 +31,7 @@ def _copy_line(result: InitResult, index: int) -> str:
     parts = [f"{copy.name}: {would} a {copy.kind} of {copy.source}, package {copy.package}"]
     if copy.kind == "consumer":
         parts.append(f"vendor_dir {copy.vendor_dir}")
+        parts += [f"rename {a} -> {b} (vendored beside it)" for a, b in sorted(copy.beside.items())]
     else:
         if copy.absolute_imports:
             parts.append("absolute self-imports")
@@ -101,6 +102,11 @@ def init_command(
         lead = "then you would run" if dry_run else "next, record where each copy started, then sync and vendor"
         out.line(f"{lead}:")
         for command in result.commands:
+            out.line(f"  {command}")
+    if result.commits:
+        lead = "then you would commit" if dry_run else "then commit"
+        out.line(f"{lead} what plait wrote, in each repository; {MERGE_ORDER}:")
+        for command in result.commits:
             out.line(f"  {command}")
     if dry_run:
         out.line("dry run: nothing was written")

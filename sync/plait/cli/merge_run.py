@@ -23,7 +23,7 @@ from ..commit import write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, MergeResult, merge3
 from ..merge.conflicts import Markers
-from . import COLOR_CHOICES
+from . import COLOR_CHOICES, run_standalone
 
 if TYPE_CHECKING:
     from .output import ColorMode, Output
@@ -187,17 +187,7 @@ def run_plain(argv: list[str]) -> None:
 
     args, as_json, pretty, color = parsed
     out = Output("merge", as_json=as_json, pretty=pretty, color=color)
-    # What click's standalone mode would do for these two, so that the
-    # plain path ends the same way.
-    try:
-        run(args, out)
-    except KeyboardInterrupt:
-        print("\nAborted!", file=sys.stderr)
-        sys.exit(1)
-    except BrokenPipeError:
-        # The reader went away: exit quietly, and let the final flush go nowhere.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+    run_standalone(lambda: run(args, out))  # so that the plain path ends as click's would
 
 
 _SIDE_LABEL = {"theirs": "applied", "ours": "kept", "both": "both"}

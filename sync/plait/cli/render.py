@@ -831,30 +831,44 @@ def check_markdown(results: Sequence[ConsumerCheck], places: Places) -> str:
 
 
 def render_adopt(result: AdoptResult, out: Output, *, dry_run: bool = False) -> None:
-    """An adoption in a few lines: the base and why, the runner-up, the local edits counted per file.
+    """An adoption's summary: the base and why, the runner-up, the local edits counted per file.
 
-    A seam: `plait adopt` and `plait demo` print adoptions through it, so
-    adopt's own summary (its helper may redefine it) shows in both.
+    `plait adopt` prints it, then what to commit and run next; `plait demo`
+    prints it alone (its copy is temporary: nothing there to commit).
     """
+    from collections import Counter
+
     verb = "would record" if dry_run else "recorded"
     where = "its lock" if result.kind == "consumer" else "the sync state"
-    out.line(
-        f"{result.name}: {verb} base {result.source}@{result.base.short} ({len(result.base.files)} files) in {where}",
-        "green",
-    )
-    out.line(f"  why        {result.why()}")
+    found = result.finding
+    dated = f" ({found.chosen.revision.date})" if found is not None else ""
+    out.line(f"{result.name}: base {result.source}@{result.base.short}{dated}, {verb} in {where}", "green")
+    out.line(f"  why: {result.why()}")
     if result.runner_up is not None:
-        out.line(f"  runner-up  {result.runner_up.describe()}")
-    per_file: dict[str, int] = {}
-    for edit in result.local_edits:
-        per_file[edit.file] = per_file.get(edit.file, 0) + 1
-    if per_file:
-        counted = ", ".join(f"{file} ({n})" for file, n in per_file.items())
-        total = len(result.local_edits)
-        out.line(f"  kept       {total} local edit{'s' if total != 1 else ''}: {counted}")
+        out.line(f"  runner-up: {_runner_up(result)}")
+    files = Counter(edit.file for edit in result.local_edits)
+    plural = "s" if len(files) != 1 else ""
+    out.line(f"  local edits: {len(result.local_edits)} in {len(files)} file{plural}")
+    for file, count in sorted(files.items()):
+        kinds = Counter(edit.kind for edit in result.local_edits if edit.file == file)
+        detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        out.line(f"    {file}  {count} ({detail})", "cyan")
         if out.verbose:
             for edit in result.local_edits:
-                out.line(f"  {edit.file}  local edit  {edit.text}")
+                if edit.file == file:
+                    out.line(f"      {edit.text}")
+    for note in result.notes:
+        out.line(f"  note: {note}")
+
+
+def _runner_up(result: AdoptResult) -> str:
+    runner = result.runner_up
+    assert runner is not None
+    text = runner.describe()
+    if runner.penalty:
+        shown = ", ".join(f"{e.file}: {e.text}" for e in runner.penalty[:2])
+        text += f"; under it your copy would have removed what the source had just added ({shown})"
+    return text
 
 
 def diff_headline(result: CopyDiff) -> str:
@@ -878,6 +892,8 @@ def render_diff(result: CopyDiff, out: Output, fmt: str, *, bodies: bool | None 
     import click
 
     if fmt == "markdown":
+        import click  # (here: `plait check` prints through this module without click)
+
         click.echo(result.markdown(), nl=False)
         return
     if result.same:

@@ -5,11 +5,11 @@ and `sed`, has no record of where it started, and without a base a merge
 could only overwrite or guess: a first vendor from an empty base conflicts
 wherever the copy differs from the source at all, even where only the
 source moved.  ``adopt`` records one: given (``--base REF`` or ``--base
-PATH``), or inferred by walking the git history of the source's files,
-carrying each revision through the copy's transforms (the lineage's, or
-the consumer's import rewrite and file selection), and picking the one
-closest to the copy.  The choice, the distance that decided it and the
-runner-up are printed, so a maintainer can check it before trusting it.
+PATH``), or found in the histories of the source and of the copy
+(`plait.lineage.history`: a sync point in the copy's own history, else the
+closest revision by content that is not dated after the copy, weighed by
+the direction of its differences).  The choice, why, and the runner-up are
+reported, and a choice too close to call is put to a person.
 
 For a lineage the base goes into the sync state; for a consumer into the
 vendored directory's lock, with the store objects it names, so that the
@@ -31,29 +31,24 @@ from ..session import commit_run, new_transaction, writing_run
 from ..store import Snapshot, SyncRecord, digest_of
 from ..vendoring.lock import LocalEdit, read_lock
 from ..workspace import Consumer, Copy, Lineage, Workspace, excluded, read_tree
-from .diff import distance
+from .history import (
+    Ambiguity,
+    AmbiguousBase,
+    Candidate,
+    CopyHistory,
+    Finding,
+    SourceHistory,
+    find_base,
+    package_at,
+    package_segments,
+    relative_path,
+)
 
-__all__ = ["AdoptResult", "Candidate", "adopt"]
+__all__ = ["AdoptResult", "Ambiguity", "AmbiguousBase", "Candidate", "adopt"]
 
 How = Literal["path", "revision", "inferred"]
 Kind = Literal["lineage", "consumer"]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A revision of the source, and how far the copy is from it."""
-
-    revision: gitops.Revision
-    members: int
-    lines: int
-
-    def describe(self) -> str:
-        r = self.revision
-        return f"{r.short} ({r.date}, {r.summary!r}): {self.members} differing members, {self.lines} differing lines"
-
-    def to_json(self) -> dict[str, Any]:
-        r = self.revision
-        return {"commit": r.sha, "date": r.date, "summary": r.summary, "members": self.members, "lines": self.lines}
+Chooser = Callable[[Ambiguity], Candidate | None]
 
 
 @dataclass
@@ -62,7 +57,8 @@ class AdoptResult:
 
     base: the source's files as they were at the base (digests of the
       source's own spelling), with the commit when one was chosen.
-    local_edits: for a consumer, what its copy has that the base does not.
+    local_edits: what the copy has that the base does not (for a consumer,
+      as its lock records them).
     """
 
     name: str
@@ -75,14 +71,24 @@ class AdoptResult:
     candidates: int = 0
     local_edits: list[LocalEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    finding: Finding | None = None
+    copy_label: str = ""
 
     def why(self) -> str:
+        """Why this base: given, a sync point of the copy's history, or content (and direction)."""
         if self.how == "path":
             return "given as a directory (--base PATH)"
         if self.how == "revision":
             return f"given as a revision (--base {self.base.short})"
-        assert self.chosen is not None
-        return f"closest of {self.candidates} revisions of {self.source}: {self.chosen.describe()}"
+        found = self.finding
+        assert found is not None and self.chosen is not None
+        edits = f"{len(self.local_edits)} local edit{'s' if len(self.local_edits) != 1 else ''}"
+        if found.how == "sync point" and found.sync is not None:
+            return f"sync point: {found.sync.describe(self.copy_label or self.name, self.chosen)}"
+        of = f"of {found.compared} revision{'s' if found.compared != 1 else ''} of {self.source}"
+        if found.how == "chosen":
+            return f"chosen by you between the two closest {of}: {edits}"
+        return f"closest by content {of}: {edits}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +101,12 @@ class AdoptResult:
             "runner_up": self.runner_up.to_json() if self.runner_up else None,
             "candidates": self.candidates,
             "why": self.why(),
+            "reason": self.finding.how if self.finding is not None else self.how,
+            "sync_point": (
+                self.finding.sync.commit.sha
+                if self.finding is not None and self.finding.sync is not None and self.finding.sync.commit
+                else None
+            ),
             "local_edits": [edit.to_json() for edit in self.local_edits],
             "notes": self.notes,
         }
@@ -107,27 +119,73 @@ def adopt(
     *,
     force: bool = False,
     dry_run: bool = False,
-    limit: int = 200,
+    max_revisions: int | None = None,
+    choose: Chooser | None = None,
     budget: float = DEFAULT_BUDGET,
 ) -> AdoptResult:
     """Record the base of lineage or consumer *name*: *base* is a directory or a revision
-    of its source; without it the closest revision of the source's history."""
+    of its source; without it the revision found in the histories (see
+    `plait.lineage.history`).  *max_revisions* bounds the walk (the newest
+    that many; none by default); *choose* is asked when two revisions are too
+    close to tell apart, and without it that is an `AmbiguousBase` error."""
     return writing_run(
         ws,
         dry_run=dry_run,
-        run=lambda dry: _adopt(ws, name, base, force=force, dry_run=dry, limit=limit, budget=budget),
+        run=lambda dry: _adopt(
+            ws, name, base, force=force, dry_run=dry, max_revisions=max_revisions, choose=choose, budget=budget
+        ),
     )
 
 
+@dataclass(frozen=True)
+class _Walked:
+    """What choosing a base needs to know of the copy, whichever kind it is."""
+
+    name: str
+    kind: Kind
+    source: Copy
+    ours: Mapping[str, str]
+    carried: Callable[[Mapping[str, str]], dict[str, str]]
+    history: CopyHistory
+    name_of: Callable[[str], str]
+    select: Callable[[str], bool]
+
+
 def _adopt(
-    ws: Workspace, name: str, base: str | None, *, force: bool, dry_run: bool, limit: int, budget: float
+    ws: Workspace,
+    name: str,
+    base: str | None,
+    *,
+    force: bool,
+    dry_run: bool,
+    max_revisions: int | None,
+    choose: Chooser | None,
+    budget: float,
 ) -> AdoptResult:
     if name in ws.consumers:
-        return _adopt_consumer(ws, ws.consumers[name], base, force=force, dry_run=dry_run, limit=limit, budget=budget)
+        return _adopt_consumer(
+            ws,
+            ws.consumers[name],
+            base,
+            force=force,
+            dry_run=dry_run,
+            max_revisions=max_revisions,
+            choose=choose,
+            budget=budget,
+        )
     if name not in ws.lineages:
         known = ", ".join([*ws.lineages, *ws.consumers]) or "none"
         raise PlaitError(f"no lineage or consumer named {name!r} (known: {known})", path=str(ws.manifest))
-    return _adopt_lineage(ws, ws.lineages[name], base, force=force, dry_run=dry_run, limit=limit)
+    return _adopt_lineage(
+        ws,
+        ws.lineages[name],
+        base,
+        force=force,
+        dry_run=dry_run,
+        max_revisions=max_revisions,
+        choose=choose,
+        budget=budget,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -135,8 +193,18 @@ def _adopt(
 
 
 def _adopt_lineage(
-    ws: Workspace, lineage: Lineage, base: str | None, *, force: bool, dry_run: bool, limit: int
+    ws: Workspace,
+    lineage: Lineage,
+    base: str | None,
+    *,
+    force: bool,
+    dry_run: bool,
+    max_revisions: int | None,
+    choose: Chooser | None,
+    budget: float,
 ) -> AdoptResult:
+    from ..vendoring.vendor import align_spelling, local_edits
+
     name = lineage.name
     source = ws.copy(lineage.syncs_from)
     state = ws.store.state()
@@ -151,9 +219,28 @@ def _adopt_lineage(
     def carried(files: Mapping[str, str]) -> dict[str, str]:
         return lineage.carry(files, source)
 
-    files, result = _choose_base(ws, name, "lineage", source, base, ours, carried, limit, lineage.package)
+    walked = _Walked(
+        name,
+        "lineage",
+        source,
+        ours,
+        carried,
+        _copy_history(
+            name,
+            ours,
+            ours,
+            lineage.root,
+            lineage.exclude,
+            normalise=dict,
+            align=lambda mine, theirs: align_spelling(mine, theirs, lineage.package),
+            edits=lambda pristine, after: local_edits(pristine, after, package=lineage.package, budget=budget),
+        ),
+        name_of=lambda rel: lineage.files.get(rel, rel),
+        select=lambda rel: True,
+    )
+    files, result = _choose_base(ws, walked, base, max_revisions, choose)
     # Check the base can be carried into the lineage now, not at the first sync.
-    carried(files)
+    result.local_edits = local_edits(carried(files), ours, package=lineage.package, budget=budget)
 
     txn = new_transaction(ws)
     result.base = ws.store.snapshot(txn, files, result.base.commit)
@@ -173,9 +260,26 @@ def _adopt_lineage(
 
 
 def _adopt_consumer(
-    ws: Workspace, consumer: Consumer, base: str | None, *, force: bool, dry_run: bool, limit: int, budget: float
+    ws: Workspace,
+    consumer: Consumer,
+    base: str | None,
+    *,
+    force: bool,
+    dry_run: bool,
+    max_revisions: int | None,
+    choose: Chooser | None,
+    budget: float,
 ) -> AdoptResult:
-    from ..vendoring.vendor import carry, plan_against, selected, stage_plan, vendored_files
+    from ..vendoring.vendor import (
+        align_spelling,
+        carry,
+        in_plait_spelling,
+        local_edits,
+        plan_against,
+        selected,
+        stage_plan,
+        vendored_files,
+    )
 
     name = consumer.name
     source = ws.copy(consumer.source)
@@ -187,7 +291,7 @@ def _adopt_consumer(
         raise PlaitError(
             f"{name} was already vendored by plait (from {existing.source_short}); pass --force to record a new base"
         )
-    _raw, ours = vendored_files(ws, consumer)
+    raw_files, ours = vendored_files(ws, consumer)
     if not ours:
         raise PlaitError(
             f"{name}: nothing is vendored in {consumer.vendor_rel} yet; run `plait vendor {name}` instead",
@@ -197,7 +301,26 @@ def _adopt_consumer(
     def carried(files: Mapping[str, str]) -> dict[str, str]:
         return carry(consumer, source, {rel: text for rel, text in files.items() if consumer.selects(rel)})
 
-    files, result = _choose_base(ws, name, "consumer", source, base, ours, carried, limit, consumer.package)
+    walked = _Walked(
+        name,
+        "consumer",
+        source,
+        ours,
+        carried,
+        _copy_history(
+            name,
+            ours,
+            raw_files,
+            consumer.vendor_dir,
+            consumer.exclude,
+            normalise=lambda raw: in_plait_spelling(consumer, source, raw),
+            align=lambda mine, theirs: align_spelling(mine, theirs, consumer.package),
+            edits=lambda pristine, after: local_edits(pristine, after, package=consumer.package, budget=budget),
+        ),
+        name_of=lambda rel: rel,
+        select=consumer.selects,
+    )
+    files, result = _choose_base(ws, walked, base, max_revisions, choose)
     raw = selected(consumer, files, source)
     pristine = carried(raw)
     plan = plan_against(
@@ -206,6 +329,8 @@ def _adopt_consumer(
     if plan.outcome == "refused":  # pragma: no cover - plan_against raises instead
         raise PlaitError(plan.reason)
     assert plan.lock is not None
+    plan.lock.written_by = "plait adopt"
+    plan.lock_text = plan.lock.dumps()
     result.base = Snapshot({rel: digest_of(text) for rel, text in raw.items()}, result.base.commit)
     result.local_edits = list(plan.local_edits)
     if not dry_run:
@@ -219,90 +344,108 @@ def _adopt_consumer(
 # choosing the base
 
 
-def _choose_base(
-    ws: Workspace,
+def _copy_history(
     name: str,
-    kind: Kind,
-    source: Copy,
-    base: str | None,
     ours: Mapping[str, str],
-    carried: Callable[[Mapping[str, str]], dict[str, str]],
-    limit: int,
-    package: str,
+    raw: Mapping[str, str],
+    directory: Path,
+    exclude: tuple[str, ...],
+    *,
+    normalise: Callable[[Mapping[str, str]], dict[str, str]],
+    align: Callable[[Mapping[str, str], Mapping[str, str]], dict[str, str]],
+    edits: Callable[[Mapping[str, str], Mapping[str, str]], list[LocalEdit]],
+) -> CopyHistory:
+    top = gitops.top_of(directory)
+    return CopyHistory(
+        name,
+        ours,
+        top,
+        relative_path(top, directory) if top is not None else "",
+        keep=lambda rel: not excluded(rel, exclude),
+        normalise=normalise,
+        align=align,
+        edits=edits,
+        raw=raw,
+    )
+
+
+def _choose_base(
+    ws: Workspace, walked: _Walked, base: str | None, max_revisions: int | None, choose: Chooser | None
 ) -> tuple[dict[str, str], AdoptResult]:
     """The source's files at the base, and how they were chosen."""
+    source = walked.source
     ws.checkout(source)
+    top = gitops.top_of(source.root)
     if base is not None and Path(base).exists():
         files = read_tree(Path(base), source.exclude)
         if not files:
             raise PlaitError("no files in the given base", path=base)
-        result = AdoptResult(name, kind, source.name, "path", Snapshot({}, None))
+        result = AdoptResult(walked.name, walked.kind, source.name, "path", Snapshot({}, None))
     elif base is not None:
+        if top is None:
+            raise PlaitError("not in a git repository, so a revision means nothing here", path=str(source.root))
         sha = gitops.resolve(source.root, base)
-        files = gitops.files_at(source.root, sha)
+        files = _files_at(source, top, sha)
         if not files:
             raise PlaitError(f"{source.name} has no files at {base}", path=str(source.root))
-        result = AdoptResult(name, kind, source.name, "revision", Snapshot({}, sha))
+        result = AdoptResult(walked.name, walked.kind, source.name, "revision", Snapshot({}, sha))
     else:
-        files, result = _infer(name, kind, source, ours, carried, limit, package)
+        if top is None:
+            raise PlaitError(
+                f"no git history for {source.name}; pass --base PATH (the source as {walked.name} started from it)",
+                path=str(source.root),
+            )
+        files, result = _infer(walked, top, max_revisions, choose)
     return {rel: text for rel, text in files.items() if not excluded(rel, source.exclude)}, result
 
 
-def _infer(
-    name: str,
-    kind: Kind,
-    source: Copy,
-    ours: Mapping[str, str],
-    carried: Callable[[Mapping[str, str]], dict[str, str]],
-    limit: int,
-    package: str,
-) -> tuple[dict[str, str], AdoptResult]:
-    from ..vendoring.vendor import align_spelling
+def _files_at(source: Copy, top: Path, sha: str) -> dict[str, str]:
+    """The source's package at revision *sha*, wherever it lived then (it may have moved since)."""
+    path = relative_path(top, source.root)
+    known = [segment.path for segment in package_segments(top, path)]
+    _where, blobs = package_at(top, path, sha, known)
+    out: dict[str, str] = {}
+    texts = gitops.blobs(top, blobs.values())
+    for rel, blob in blobs.items():
+        try:
+            out[rel] = texts[blob].decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            continue  # not text (or not in a shallow clone): plait neither merges nor compares it
+    return out
 
-    revisions = gitops.history(source.root, limit=limit)
-    if not revisions:
-        raise PlaitError(
-            f"no git history for {source.name}; pass --base PATH (the source as {name} started from it)",
-            path=str(source.root),
-        )
-    candidates: list[tuple[int, gitops.Revision, dict[str, str], dict[str, str]]] = []
-    for age, revision in enumerate(revisions):
-        files = gitops.files_at(source.root, revision.sha)
-        if files:
-            candidates.append((age, revision, files, carried(files)))
-    # A file the source had at any revision counts for every candidate (a
-    # candidate without it is that much further away); files only the copy
-    # ever had cost every candidate the same, so they are left out.
-    names = {rel for *_, theirs in candidates for rel in theirs}
-    mine = {k: v for k, v in ours.items() if k in names}
-    scored: list[tuple[tuple[int, int, int], Candidate, dict[str, str]]] = []
-    for age, revision, files, theirs in candidates:
-        # A hand-vendored copy spells its imports its own way; the same
-        # binding spelled otherwise is no distance.
-        members, lines = distance(theirs, align_spelling(mine, theirs, package))
-        # Ties go to the newer revision: fewer changes left to merge.
-        scored.append(((members, lines, age), Candidate(revision, members, lines), files))
-    if not scored:
-        raise PlaitError(f"{source.name} has no files in its history", path=str(source.root))
-    scored.sort(key=lambda item: item[0])
-    _, chosen, files = scored[0]
-    runner_up = scored[1][1] if len(scored) > 1 else None
+
+def _infer(
+    walked: _Walked, top: Path, max_revisions: int | None, choose: Chooser | None
+) -> tuple[dict[str, str], AdoptResult]:
+    source = walked.source
+    history = SourceHistory(
+        source.name,
+        top,
+        relative_path(top, source.root),
+        select=lambda rel: not excluded(rel, source.exclude) and walked.select(rel),
+        carry=walked.carried,
+        name_of=walked.name_of,
+    )
+    found = find_base(history, walked.history, max_revisions=max_revisions, choose=choose)
     result = AdoptResult(
-        name,
-        kind,
+        walked.name,
+        walked.kind,
         source.name,
         "inferred",
-        Snapshot({}, chosen.revision.sha),
-        chosen=chosen,
-        runner_up=runner_up,
-        candidates=len(scored),
+        Snapshot({}, found.chosen.revision.sha),
+        chosen=found.chosen,
+        runner_up=found.runner_up,
+        candidates=found.compared,
+        notes=list(found.notes),
+        finding=found,
+        copy_label=walked.name,
     )
     repo = gitops.repo_of(source.root)
     if repo is not None and gitops.is_shallow(repo):
         # A CI clone with --depth 1 has one revision to offer; say so rather
         # than present it as the closest of many.
         result.notes.append(
-            f"{source.name} is in a shallow clone: only {len(scored)} revision(s) were compared;"
+            f"{source.name} is in a shallow clone: only {found.compared} revision(s) were compared;"
             " run `git fetch --unshallow` or pass --base"
         )
-    return files, result
+    return found.files, result

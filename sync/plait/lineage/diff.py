@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Iterator, Mapping
+import functools
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import PlaitError
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workspace import CANONICAL, Consumer, Copy, Lineage, Workspace, read_tree
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 __all__ = [
     "CopyDiff",
@@ -146,13 +151,51 @@ def members(text: str) -> dict[str, Member]:
     """The members of a module by node path; raises SyntaxError if it does not parse."""
     tree = ast.parse(text)
     out: dict[str, Member] = {}
-    _collect(tree.body, "", text, out)
+    _collect(tree.body, "", text, out, _Lines(text))
     return out
 
 
-def _collect(body: list[ast.stmt], prefix: str, text: str, out: dict[str, Member]) -> None:
+class _Lines:
+    """The source segment of a node, as `ast.get_source_segment` gives it, from lines split once.
+
+    `ast.get_source_segment` splits the whole module again for every node it
+    is asked about, which made a module of a thousand statements cost a
+    second.
+    """
+
+    _NOT_LINE_ENDS = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+    def __init__(self, text: str) -> None:
+        # Python ends a line only at \r\n, \n or \r; str.splitlines also at a form feed and others.
+        self.lines: list[str] = []
+        pending = ""
+        for piece in text.splitlines(keepends=True):
+            if piece.endswith(self._NOT_LINE_ENDS):
+                pending += piece
+                continue
+            self.lines.append(pending + piece)
+            pending = ""
+        if pending:
+            self.lines.append(pending)
+
+    def segment(self, node: ast.AST) -> str:
+        first: int | None = getattr(node, "lineno", None)
+        last: int | None = getattr(node, "end_lineno", None)
+        start: int | None = getattr(node, "col_offset", None)
+        end: int | None = getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None:
+            return ""
+        head = self.lines[first - 1].encode()
+        if first == last:
+            return head[start:end].decode()
+        middle = self.lines[first : last - 1]
+        tail = self.lines[last - 1].encode()[:end].decode()
+        return "".join([head[start:].decode(), *middle, tail])
+
+
+def _collect(body: list[ast.stmt], prefix: str, text: str, out: dict[str, Member], lines: _Lines) -> None:
     for index, stmt in enumerate(body):
-        segment = ast.get_source_segment(text, stmt) or ""
+        segment = lines.segment(stmt)
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             out[prefix + stmt.name] = Member(prefix + stmt.name, "function", stmt, segment, text)
         elif isinstance(stmt, ast.ClassDef):
@@ -166,7 +209,7 @@ def _collect(body: list[ast.stmt], prefix: str, text: str, out: dict[str, Member
                 decorator_list=stmt.decorator_list,
             )
             out[prefix + stmt.name] = Member(prefix + stmt.name, "class", header, segment.partition(":")[0], text)
-            _collect(stmt.body, f"{prefix}{stmt.name}.", text, out)
+            _collect(stmt.body, f"{prefix}{stmt.name}.", text, out, lines)
         elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             names = [n for t in targets for n in _target_names(t)]
@@ -184,8 +227,26 @@ def _collect(body: list[ast.stmt], prefix: str, text: str, out: dict[str, Member
         elif _is_docstring(stmt) and index == 0:
             out[prefix + "<docstring>"] = Member(prefix + "<docstring>", "docstring", stmt, segment, text)
         elif not isinstance(stmt, ast.Pass):
-            key = f"{prefix}<statement {ast.unparse(stmt).splitlines()[0][:60]}>"
+            key = _unique(out, f"{prefix}<statement {_label(stmt)}>")
             out[key] = Member(key, "statement", stmt, segment, text)
+
+
+def _label(stmt: ast.stmt) -> str:
+    """How a statement with no name reads in a report: its first line, and for a `try`, what it tries."""
+    first = ast.unparse(stmt).splitlines()[0]
+    if isinstance(stmt, ast.Try | ast.TryStar) and stmt.body:
+        first += " " + ast.unparse(stmt.body[0]).splitlines()[0]
+    return first[:60]
+
+
+def _unique(taken: Mapping[str, object], key: str) -> str:
+    """*key*, or *key* numbered when another statement of the body reads the same (two `try:` blocks)."""
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key[:-1]} #{n}>" in taken:
+        n += 1
+    return f"{key[:-1]} #{n}>"
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -229,8 +290,91 @@ def compare_files(
                 MemberDiff(name, "<file>", "changed", ["text changed"], _small_diff(a_files[name], b_files[name]))
             )
             continue
+        ma, mb = _pair_statements(a_files[name], b_files[name], ma, mb)
         result.members += _compare_members(name, ma, mb)
     return result
+
+
+def _pair_statements(
+    a_text: str, b_text: str, ma: dict[str, Member], mb: dict[str, Member]
+) -> tuple[dict[str, Member], dict[str, Member]]:
+    """A's and B's members, B's statements without a name (a `try`, an `if`, a call) keyed as their partner in A.
+
+    Their keys are only their first line, and `try:` begins many unrelated
+    blocks: keyed by label alone, B's only `try` is "a change" of whichever
+    of A's comes first.  So they pair as the merge pairs statements
+    (`merge.match.match_sequence` over each body: keys, then the longest
+    run of unchanged text, then similarity in the gaps), and one left
+    without a partner is only in A or only in B.
+    """
+    if not any(m.kind == "statement" for m in ma.values()) or not any(m.kind == "statement" for m in mb.values()):
+        return ma, mb
+    import libcst as cst
+
+    from ..merge.match import Deadline, StatementMatcher, match_sequence
+    from ..merge.tree import Texts
+
+    try:
+        modules = cst.parse_module(a_text), cst.parse_module(b_text)
+    except cst.ParserSyntaxError:
+        return ma, mb
+    texts = Texts()
+    for module in modules:
+        texts.capture(module)
+    keys = StatementMatcher(texts, Deadline(math.inf)).keys_of
+    a_at, b_at = _statements_by_line(modules[0], ma), _statements_by_line(modules[1], mb)
+    partner: dict[str, str] = {}
+    for a_body, b_body in _bodies(modules[0].body, modules[1].body):
+        a_keys, b_keys = [a_at.get(id(x)) for x in a_body], [b_at.get(id(x)) for x in b_body]
+        if not any(a_keys) or not any(b_keys):
+            continue
+        for i, j in match_sequence(a_body, b_body, texts, keys).items():
+            a_key, b_key = a_keys[i], b_keys[j]
+            if a_key is not None and b_key is not None:
+                partner[b_key] = a_key
+    taken: dict[str, object] = dict.fromkeys(ma)
+    rekeyed: dict[str, Member] = {}
+    for key, member in mb.items():
+        if member.kind == "statement":
+            # Paired: A's key.  Not paired: a key A's statements do not have, even if one reads the same.
+            key = partner.get(key) or _unique(taken, key)
+            taken[key] = None
+        rekeyed[key] = member
+    return ma, rekeyed
+
+
+def _statements_by_line(module: cst.Module, found: Mapping[str, Member]) -> dict[int, str]:
+    """For each libcst statement that `_collect` made a statement member of, that member's key (by node id).
+
+    The two parsers see a body alike: the statement of each member starts
+    on the line its `ast` node does.
+    """
+    import libcst as cst
+    from libcst.metadata import PositionProvider
+
+    by_line = {m.node.lineno: key for key, m in found.items() if m.kind == "statement" and isinstance(m.node, ast.stmt)}
+    positions = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    out: dict[int, str] = {}
+    for node, where in positions.items():
+        if isinstance(node, cst.BaseStatement) and where.start.line in by_line:
+            out[id(node)] = by_line[where.start.line]
+    return out
+
+
+def _bodies(
+    a: Sequence[cst.BaseStatement], b: Sequence[cst.BaseStatement]
+) -> Iterator[tuple[Sequence[cst.BaseStatement], Sequence[cst.BaseStatement]]]:
+    """The module's body and each class body both versions have: the bodies `_collect` takes members from."""
+    import libcst as cst
+
+    yield a, b
+    b_classes = {s.name.value: s for s in b if isinstance(s, cst.ClassDef)}
+    for stmt in a:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        other = b_classes.get(stmt.name.value)
+        if other is not None and isinstance(stmt.body, cst.IndentedBlock) and isinstance(other.body, cst.IndentedBlock):
+            yield from _bodies(stmt.body.body, other.body.body)
 
 
 def _compare_members(file: str, ma: Mapping[str, Member], mb: Mapping[str, Member]) -> list[MemberDiff]:
@@ -448,14 +592,23 @@ def distance(a_files: Mapping[str, str], b_files: Mapping[str, str]) -> tuple[in
             continue
         diff = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
         line_count += sum(1 for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
-        try:
-            ma, mb = members(a), members(b)
-        except SyntaxError:
+        ma, mb = _shapes(a), _shapes(b)
+        if ma is None or mb is None:
             member_count += 1
             continue
         member_count += len(ma.keys() ^ mb.keys())
-        member_count += sum(1 for p in ma.keys() & mb.keys() if ma[p].shape != mb[p].shape)
+        member_count += sum(1 for p in ma.keys() & mb.keys() if ma[p] != mb[p])
     return member_count, line_count
+
+
+@functools.lru_cache(maxsize=1024)
+def _shapes(text: str) -> dict[str, str] | None:
+    """Each member's shape by node path (None: the text does not parse); `adopt` asks again
+    and again about the same texts, one revision after another."""
+    try:
+        return {path: member.shape for path, member in members(text).items()}
+    except SyntaxError:
+        return None
 
 
 # --------------------------------------------------------------------------

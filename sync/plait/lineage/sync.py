@@ -43,7 +43,6 @@ from ..runs import (
     kept_line,
     merge_trees,
     snapshot_json,
-    specific_changes,
     untracked_paths,
 )
 from ..session import commit_run, exclusive, new_transaction, writing_run
@@ -103,8 +102,7 @@ class LineagePlan(PlannedFiles):
                 what = "deleted file" if f.after is None else "file"
                 kind = "removed" if f.after is None else "added"
                 lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", kind, f"{what} {f.name}"))
-            if f.result is not None:
-                lines += [kept_line(f.name, c) for c in specific_changes(f.result.changes) if c.side == "ours"]
+            lines += [kept_line(f.name, c) for c in f.changes_by("ours") if c.side == "ours"]
         return lines
 
     def upstreamed(self) -> list[ReportLine]:
@@ -112,8 +110,7 @@ class LineagePlan(PlannedFiles):
         return [
             kept_line(f.name, c)
             for f in self.files
-            if f.result is not None
-            for c in specific_changes(f.result.changes)
+            for c in f.changes_by("ours")
             if c.side == "both" and c.kind != "dropped"
         ]
 
@@ -378,9 +375,10 @@ def _publish(ws: Workspace, report: SyncReport, plans: list[LineagePlan], txn: T
     for plan in report.plans:
         if plan.outcome == "conflicted":
             report.notes.append(f"{plan.name}: not committed (it conflicted; resolve, then `plait sync --continue`)")
-    store_paths = [path for path in txn.touched() if path.is_relative_to(ws.store.root)]
+    store_paths = ws.store.committed_paths(txn.touched())
     ids = "-".join(sorted({_source_id(p) for p in plans})) or "state"
-    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned) and state.toml"
+    pruned = len(ws.store.committed_paths(txn.pruned))
+    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {pruned} pruned) and state.toml"
     published = publish(
         pieces,
         store=ws.store.root,

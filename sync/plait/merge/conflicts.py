@@ -60,12 +60,17 @@ class Conflict:
     kind: one of `ConflictKind`.
     reason: one human sentence, e.g. ``both sides changed the except clause``.
     line: 1-based line of the conflict marker in the output, when there is one.
+    ours, theirs: each side's own spelling of what conflicts, short, when the
+      conflict has one per side (a name both bind: ``from pip._vendor import
+      chardet`` and ``chardet = _resolve_char_detection()``); empty otherwise.
     """
 
     path: str
     kind: ConflictKind
     reason: str
     line: int | None = None
+    ours: str = ""
+    theirs: str = ""
 
     def describe(self) -> str:
         where = f" (line {self.line})" if self.line else ""
@@ -139,6 +144,8 @@ class PendingConflict:
     # For a conflict over some elements of a bracketed collection: ours',
     # base's and theirs' elements as printed in place, separators included.
     sections: tuple[str, str, str] | None = None
+    # Ours' and theirs' short values, for `Conflict.ours` and `Conflict.theirs`.
+    values: tuple[str, str] = ("", "")
 
 
 class Sentinels:

@@ -37,9 +37,10 @@ from .elements import (
     ordered_chunks,
     ordered_clash,
     region_sentinel,
+    subsumes,
 )
 from .facts import MODULE
-from .insertions import insertion_dependency
+from .insertions import insertion_dependency, sorted_imports
 from .lines import merge_lines
 from .match import Deadline, ElementKey, N, SideMatch, branch_pairs, each, element_policy, match_sequence
 from .order import Origin, aligned, sequence_order
@@ -190,6 +191,8 @@ class Merger:
         self.texts = texts
         self.sentinels = sentinels
         self.layout: Hand = "ours"
+        # Elements the layout side lacks start lines of their own (see `_narrow`).
+        self.break_new = False
         self.match = {"ours": ours_match, "theirs": theirs_match}
         self.deadline = deadline
         self.pending: list[PendingConflict] = []
@@ -219,7 +222,7 @@ class Merger:
         t_map = self._local_map(bl, tl, "theirs")
         free: set[tuple[Origin, int]] = {("base", i) for i, b in enumerate(bl) if isinstance(b, _DEFINITIONS)}
         free |= {("theirs", j) for j, t in enumerate(tl) if isinstance(t, _DEFINITIONS) and t_map[j] is None}
-        slots = sequence_order(len(bl), o_map, t_map, free)
+        slots = sorted_imports(sequence_order(len(bl), o_map, t_map, free), (bl, ol, tl))
         b_to_o = {bi: j for j, bi in enumerate(o_map) if bi is not None}
         b_to_t = {bi: j for j, bi in enumerate(t_map) if bi is not None}
 
@@ -290,19 +293,36 @@ class Merger:
         """
         out: dict[tuple[str, int], tuple[list[Stmt], list[Stmt], str] | None] = {}
         run: list[tuple[str, int]] = []
+        shared: list[bool] = []  # for each of theirs' insertions here, twins included: whether ours made it too
+        theirs_all: list[Stmt] = []
         for slot in [*slots, ("base", -1)]:
             if slot[0] != "base":
-                if not (slot[0] == "theirs" and slot[1] in twin_of_theirs):
+                twin = slot[0] == "theirs" and slot[1] in twin_of_theirs
+                if slot[0] == "theirs":
+                    shared.append(twin)
+                    theirs_all.append(tl[slot[1]])
+                if not twin:
                     run.append(slot)
                 continue
             ours_part = [ol[j] for side, j in run if side == "ours"]
             theirs_part = [tl[j] for side, j in run if side == "theirs"]
             if ours_part and theirs_part:
-                why = insertion_dependency(self._source(ours_part), self._source(theirs_part))
+                # Statements both sides inserted, first in theirs' run: theirs' own code already
+                # ran after them, as it will in the merge, so only ours' other statements can surprise it.
+                # (Ours' other statements are still checked against all of theirs', those included.)
+                twins = shared.count(True)
+                if twins and all(shared[:twins]):
+                    made_too = set(twin_of_theirs.values())
+                    ours_part = [ol[j] for side, j in run if side == "ours" and j not in made_too]
+                    theirs_part = theirs_all
+                why = insertion_dependency(self._source(ours_part), self._source(theirs_part)) if ours_part else ""
                 if why:
-                    out[run[0]] = (ours_part, theirs_part, why)
+                    # Each section is that side's whole insertion, statements both made included.
+                    out[run[0]] = ([ol[j] for side, j in run if side == "ours"], theirs_all, why)
                     out.update((other, None) for other in run[1:])
             run = []
+            shared = []
+            theirs_all = []
         return out
 
     def _source(self, stmts: Sequence[Stmt]) -> str:
@@ -420,6 +440,20 @@ class Merger:
         width = self._width(node, indent)
         if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
             return node
+        if "\n" in self.texts.fresh(o).strip("\r\n"):
+            # Ours wraps it: the elements ours lacks go on lines of their own, in ours' layout.
+            self.break_new = True
+            try:
+                broken = _like(self.merge_node(b, o, t, scope), b)
+            except MergeConflict:
+                broken = node
+            finally:
+                self.break_new = False
+            narrower = self._width(broken, indent)
+            if narrower < width:
+                node, width = broken, narrower
+            if width <= _PEP8_WIDTH or any(self._width(x, indent) >= width for x in (o, t, b)):
+                return node
         if "\n" not in self.texts.fresh(t).strip("\r\n"):
             return node
         self.layout = "theirs"
@@ -556,11 +590,23 @@ class Merger:
         theirs: Sequence[Stmt],
     ) -> list[Stmt]:
         n = self._next_number()
-        self.pending.append(PendingConflict(n, path, kind, reason))
+        values = (self._short_value(ours), self._short_value(theirs))
+        self.pending.append(PendingConflict(n, path, kind, reason, values=values))
         hoisted, (ours, base, theirs) = self._hoist_blank_lines(ours, base, theirs)
         first = self.sentinels.statement(n, "ours").with_changes(leading_lines=hoisted)
         mark = self.sentinels.statement
         return [first, *ours, mark(n, "base"), *base, mark(n, "theirs"), *theirs, mark(n, "end")]
+
+    def _short_value(self, version: Sequence[Stmt]) -> str:
+        """What one side assigns, when its version is one short assignment: `10` of `TIMEOUT = 10`."""
+        if len(version) != 1 or not isinstance(version[0], cst.SimpleStatementLine) or len(version[0].body) != 1:
+            return ""
+        small = version[0].body[0]
+        value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) else None
+        if value is None:
+            return ""
+        text = " ".join(self.texts.fresh(value).split())
+        return text if len(text) <= 40 else ""
 
     def _hoist_blank_lines(
         self, *versions: Sequence[Stmt]
@@ -929,10 +975,15 @@ class Merger:
         inline = bracketed(parent, field, (bl, ol, tl))
         clash = ordered_clash(bl, ol, tl, po, pt, key, self.texts) if gaps else ""
         if clash:
-            chunks = ordered_chunks(bl, ol, tl, po, pt) if inline else None
+            chunks = ordered_chunks(bl, ol, tl, po, pt)
             if chunks is None:
                 raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
-            merged = self._merge_chunks(chunks, key, parent, field, scope, clash)
+            # A base element one side kept (edited, maybe) and the other dropped is a deletion
+            # against a modification: no run holding it is one side's to take whole.
+            edited = {id(b) for i, b in enumerate(bl) if (i in po) != (i in pt)}
+            merged = self._merge_chunks(chunks, key, parent, field, scope, clash, edited)
+            if not inline and any(isinstance(x, Region) for x in merged):
+                raise MergeConflict("modify/modify", describe(parent, self.texts), why=clash)
         else:
             merged = self._merge_aligned((bl, ol, tl), (po, pt), key, parent, field, scope, inline)
         nodes = [x for x in merged if isinstance(x, cst.CSTNode)]
@@ -941,7 +992,7 @@ class Merger:
         if not gaps:
             nodes = keep_sorted(nodes, (bl, ol, tl), self.texts)
         if nodes and hasattr(nodes[0], "comma"):
-            nodes = fix_separators(nodes, (bl, ol, tl), self.texts, self.layout)
+            nodes = fix_separators(nodes, (bl, ol, tl), self.texts, self.layout, break_new=self.break_new)
         return nodes
 
     def _merge_aligned(
@@ -1005,11 +1056,21 @@ class Merger:
         return merged
 
     def _merge_chunks(
-        self, chunks: list[Chunk], key: ElementKey, parent: cst.CSTNode, field: str, scope: Scope, clash: str
+        self,
+        chunks: list[Chunk],
+        key: ElementKey,
+        parent: cst.CSTNode,
+        field: str,
+        scope: Scope,
+        clash: str,
+        edited: set[int],
     ) -> list[cst.CSTNode | Region]:
         """An ordered sequence merged as diff3 merges lines: element runs between elements both sides kept.
 
-        A run both sides changed differently is a `Region`; the rest merges.
+        A run both sides changed differently is a `Region`, unless one side's
+        run holds the other's (`elements.subsumes`) and no element of it is
+        one that a side dropped while the other kept it (in *edited*); the
+        rest merges.
         """
         merged: list[cst.CSTNode | Region] = []
         for kept, bc, oc, tc in chunks:
@@ -1025,9 +1086,10 @@ class Merger:
                     merged.append(Region([o], [b], [t], exc))
                 continue
             bt, ot, tt = ([self.bare(x) for x in c] for c in (bc, oc, tc))
-            if ot == bt:
+            whole = not any(id(x) in edited for x in bc)
+            if ot == bt or (whole and subsumes(tt, ot, bt)):
                 merged.extend(self.take(x, "theirs", scope) for x in tc)
-            elif tt == bt or ot == tt:
+            elif tt == bt or ot == tt or (whole and subsumes(ot, tt, bt)):
                 merged.extend(self.take(x, "ours", scope) for x in oc)
             elif any(key(x) is not None for x in (*bc, *oc, *tc)):
                 # Keyword arguments commute; a run that holds some is not diff3's to split.
@@ -1052,13 +1114,15 @@ class Merger:
         gives the collection as that side (or base) would have it.
         """
         placed = [self._sentinel_for(x, merged[:i]) if isinstance(x, Region) else x for i, x in enumerate(merged)]
-        placed = fix_separators(placed, lists, self.texts, self.layout)
+        placed = fix_separators(placed, lists, self.texts, self.layout, break_new=self.break_new)
         for i, item in enumerate(merged):
             if not isinstance(item, Region):
                 continue
             sections: list[str] = []
             for version in (item.ours, item.base, item.theirs):
-                resolved = fix_separators([*placed[:i], *version, *placed[i + 1 :]], lists, self.texts, self.layout)
+                resolved = fix_separators(
+                    [*placed[:i], *version, *placed[i + 1 :]], lists, self.texts, self.layout, break_new=self.break_new
+                )
                 if version is not item.base and self.texts.syntax(holding(parent, field, resolved)) is None:
                     # A side's section must read as code in place; if not, the statement conflicts whole.
                     raise MergeConflict(item.conflict.kind, describe(parent, self.texts), why=item.conflict.why)

@@ -19,6 +19,7 @@ are the rules about where they stand and how they are written:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -73,6 +74,25 @@ def ordered_clash(
             deleter = "theirs" if inserter == "ours" else "ours"
             return f"{inserter} inserts next to an element {deleter} deletes, in an ordered sequence"
     return ""
+
+
+def subsumes(big: Sequence[str], small: Sequence[str], base: Sequence[str]) -> bool:
+    """Whether one side's edit of a run of an ordered sequence already holds the other side's.
+
+    Both inserted `c` after `b`, and one also `d` after it; one side
+    dropped `x` and the other dropped it and added `y`.  Taking *big*
+    then loses nothing of *small*: what *small* added stands in *big*, in
+    the same order, and what *small* removed *big* removed too.  diff3
+    calls it a conflict because the two runs differ; there is no order to
+    choose, since *big*'s order is *small*'s with more.
+    """
+    if not small and not base:
+        return False  # nothing of small's to hold
+    it = iter(big)
+    if not all(any(x == y for y in it) for x in small):
+        return False  # small's elements are not in big, in small's order
+    dropped = Counter(base) - Counter(small)
+    return not dropped - (Counter(base) - Counter(big))
 
 
 def _sort_text(element: cst.CSTNode, texts: Texts) -> str:
@@ -145,16 +165,25 @@ def _comma_style(comma: object, texts: Texts) -> Hashable:
     return ("space", texts.of(after))
 
 
-def fix_separators(merged: list[cst.CSTNode], versions: Versions, texts: Texts, layout_side: Hand) -> list[cst.CSTNode]:
-    """Give every element a separator in the layout side's style (ours, unless too wide).
+def fix_separators(
+    merged: list[cst.CSTNode], versions: Versions, texts: Texts, layout_side: Hand, *, break_new: bool = False
+) -> list[cst.CSTNode]:
+    """Give every element a separator in the layout side's style (ours, unless too wide), keeping its line breaks.
 
     That layout wins whole, brackets included (see `Merger.merge_fields`):
-    an element inserted from the other side, or one that stopped being last,
-    takes the layout's usual separator.  Mixing one side's parentheses with
-    the other side's line breaks is how a bracketed import loses its
-    parentheses while its names still span lines.  The layout side's own
-    elements keep their separators: a call wrapped by hand after its third
-    argument stays wrapped there.
+    mixing one side's parentheses with the other side's line breaks is how
+    a bracketed import loses its parentheses while its names still span
+    lines.  The layout side's own elements keep their separators, so its
+    line breaks stay where its author put them, and no two lines it had
+    apart are ever joined:
+
+    - an element from the other side that stands where layout elements the
+      merge dropped stood (a renamed name) takes their separators;
+    - one inserted after a layout element that ends a line goes on that
+      line, at its end; one inserted after the last element goes on the
+      last line;
+    - with *break_new* (the merged line would be too wide), inserted
+      elements start a new line instead.
     """
     bl, ol, tl = versions
     layout = (tl or ol or bl) if layout_side == "theirs" else (ol or tl or bl)
@@ -172,11 +201,15 @@ def fix_separators(merged: list[cst.CSTNode], versions: Versions, texts: Texts, 
     # layout side's node, so with its separator): these keep theirs.
     originals = {id(x) for x in (*bl, *ol, *tl)}
     own = {id(e) for e in layout} | {id(e) for e in merged if id(e) not in originals}
+    wanted = _line_breaks(merged, layout, own, texts, last_style, break_new)
     out = []
     for i, e in enumerate(merged):
         style = _comma_style(getattr(e, "comma", None), texts)
         if i == len(merged) - 1:
             want, want_style = last, last_style
+        elif i in wanted:
+            want = wanted[i]
+            want_style = _comma_style(want, texts)
         elif id(e) in own and _comma(e) is not None and style != last_style:
             out.append(e)  # a separator of the layout's own, where its author put it
             continue
@@ -186,6 +219,89 @@ def fix_separators(merged: list[cst.CSTNode], versions: Versions, texts: Texts, 
             e = e.with_changes(comma=want)
         out.append(e)
     return out
+
+
+def _commented(comma: object) -> bool:
+    after = getattr(comma, "whitespace_after", None)
+    return isinstance(after, cst.ParenthesizedWhitespace) and after.first_line.comment is not None
+
+
+def _breaks(comma: object) -> bool:
+    return isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def _line_breaks(
+    merged: Sequence[cst.CSTNode],
+    layout: Sequence[cst.CSTNode],
+    own: set[int],
+    texts: Texts,
+    last_style: Hashable,
+    break_new: bool,
+) -> dict[int, cst.Comma | cst.MaybeSentinel]:
+    """The separators that keep the layout's line breaks around elements it does not have, by merged index.
+
+    Only where the layout breaks lines at all; elsewhere the plain
+    separator of `fix_separators` is right.
+    """
+    at = {id(e): k for k, e in enumerate(layout)}
+    commas = [getattr(e, "comma", cst.MaybeSentinel.DEFAULT) for e in layout]
+    newline = next((c for c in commas[:-1] if isinstance(c, cst.Comma) and _breaks(c)), None)
+    if newline is None:
+        return {}
+    one_per_line = all(_breaks(c) for c in commas[:-1])
+    out: dict[int, cst.Comma | cst.MaybeSentinel] = {}
+    i = 0
+    while i < len(merged):
+        if id(merged[i]) in own:
+            i += 1
+            continue
+        end = i
+        while end < len(merged) and id(merged[end]) not in own:
+            end += 1
+        before = next((at[id(merged[k])] for k in range(i - 1, -1, -1) if id(merged[k]) in at), -1)
+        after = next((at[id(merged[k])] for k in range(end, len(merged)) if id(merged[k]) in at), len(layout))
+        if before >= after:
+            i = end  # the merge reordered the layout's elements (kept sorted): no slots to speak of
+            continue
+        # In the place of elements the layout had there (a renamed name): their separators.
+        slots = [k for k in range(before + 1, after) if k < len(layout) - 1]
+        taken = list(zip(range(i, end), slots, strict=False))
+        out.update((k, commas[slot]) for k, slot in taken)
+        rest = list(range(i + len(taken), end))
+        if rest and rest[0] > 0:
+            _inserted(out, rest, merged, newline, texts, last_style, break_new, one_per_line)
+        i = end
+    return out
+
+
+def _inserted(
+    out: dict[int, cst.Comma | cst.MaybeSentinel],
+    rest: list[int],
+    merged: Sequence[cst.CSTNode],
+    newline: cst.Comma,
+    texts: Texts,
+    last_style: Hashable,
+    break_new: bool,
+    one_per_line: bool,
+) -> None:
+    """Separators for elements inserted after the one before *rest*: at the end of its line, or each on a new one.
+
+    Where the layout holds one element per line, or the break carries a
+    comment about the element before it, the plain separator (a line
+    break) already gives the inserted element a line of its own.
+    """
+    previous = rest[0] - 1
+    comma = out.get(previous, getattr(merged[previous], "comma", cst.MaybeSentinel.DEFAULT))
+    ends_line = _breaks(comma) and _comma_style(comma, texts) != last_style
+    inner = [k for k in rest if k != len(merged) - 1]
+    if break_new:
+        # On a line of their own, together: the line before keeps its width.
+        out[previous] = newline
+    elif ends_line and inner and not one_per_line and not _commented(comma):
+        # The break the previous element ended its line with moves past the insertion.
+        assert isinstance(comma, cst.Comma)
+        out[previous] = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        out[inner[-1]] = comma
 
 
 @dataclass

@@ -25,15 +25,19 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .facts import MODULE
-from .inventory import Inventory, StatementCounts, hidden_delete_modify, summarize, take_inventory
+from .inventory import Inventory, hidden_delete_modify, summarize, take_inventory
 from .lines import LineMerge, LineMergeTimeout, merge_lines, whole_file_conflict
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
+
+if TYPE_CHECKING:
+    from .hunks import Alignment, Marked
 
 DEFAULT_BUDGET = 10.0
 _LABELS = ("base", "ours", "theirs")
@@ -207,12 +211,12 @@ def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
 
 @dataclass
 class _Region:
-    """Lines of a candidate result to put between markers, and whose code they are."""
+    """Lines of a candidate result to put between markers, and for a name bound twice, the lines that bind it."""
 
     conflict: Conflict
     first: int
     last: int
-    side: str
+    bindings: tuple[int, ...] = ()
 
 
 @dataclass
@@ -231,6 +235,43 @@ class _Audit:
     @property
     def passed(self) -> bool:
         return not self.problems and not self.marked
+
+
+def _bound_twice(region: _Region, alignment: Alignment, where: Marked) -> Conflict:
+    """The conflict of a name the merge binds more often than either side, naming each binding and whose it is.
+
+    Lines are the output's: a binding inside the hunk is on its side's section.
+    """
+    conflict = region.conflict
+    name = conflict.path.rpartition(".")[2]
+    scope = conflict.path.rpartition(".")[0]
+    place = "at module level" if not scope else f"in {scope}"
+    named: list[str] = []
+    spelled: dict[str, str] = {}
+    for line in region.bindings:
+        owner = alignment.owner(line)
+        text = _short(alignment.lines[line - 1])
+        at = where.line(line)
+        named.append(f"{owner}' `{text}`" + (f" (line {at})" if at else ""))
+        for side in ("ours", "theirs"):
+            if owner in (side, "both sides"):
+                spelled.setdefault(side, text)
+    count = len(region.bindings)
+    times = "twice" if count == 2 else f"{count} times"
+    reason = f"{name} is bound {times} {place}, more than on either side: {', '.join(named)}"
+    return Conflict(
+        conflict.path,
+        conflict.kind,
+        reason,
+        where.marker(region.first),
+        ours=spelled.get("ours", ""),
+        theirs=spelled.get("theirs", ""),
+    )
+
+
+def _short(line: str, width: int = 60) -> str:
+    text = line.strip()
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _strip_bom(texts: tuple[str, str, str]) -> tuple[tuple[str, str, str], bool]:
@@ -406,29 +447,22 @@ class _Merge:
             if conflict.kind == "add/add" and conflict.line is not None:
                 _path, first, last = spans.around(conflict.line)
                 problems.remove(conflict)
-                marked.append(_Region(conflict, first, last, self._whose(tree, first)))
+                scope, _, name = conflict.path.rpartition(".")
+                bound = tuple(sorted(inv_r.binding_lines.get((scope or MODULE, name), [])))
+                marked.append(_Region(conflict, first, last, bound))
         semantic, uses = self.semantic.conflicts(tree, inv_r)
-        marked += [_Region(c, u.first, u.last, u.side) for c, u in zip(semantic, uses, strict=True)]
+        marked += [_Region(c, u.first, u.last) for c, u in zip(semantic, uses, strict=True)]
         return _Audit(changes, problems, marked)
 
-    def _whose(self, tree: ast.Module, line: int) -> str:
-        """Which side's code the statement at *line* of a result is (theirs only if ours lacks it)."""
-        stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno == line), None)
-        assert self.invs is not None
-        if (
-            stmt is not None
-            and StatementCounts.of(self.invs[1]).counts[ast.dump(stmt)] == 0
-            and StatementCounts.of(self.invs[2]).counts[ast.dump(stmt)]
-        ):
-            return "theirs"
-        return "ours"
-
     def _with_marks(self, text: str, audit: _Audit, strategy: Strategy) -> MergeResult:
-        from .render import mark_regions
+        """*text* with a hunk around each problem found in it, each section holding that input's own lines."""
+        from .hunks import Alignment
 
-        marked, lines = mark_regions(text, [(r.first, r.last, r.side) for r in audit.marked], self.markers)
+        alignment = Alignment(text, self.texts)
+        marked, where = alignment.mark([(r.first, r.last) for r in audit.marked], self.markers)
         conflicts = [
-            Conflict(r.conflict.path, r.conflict.kind, r.conflict.reason, lines.get(r.first)) for r in audit.marked
+            _bound_twice(r, alignment, where) if r.bindings else replace(r.conflict, line=where.marker(r.first))
+            for r in audit.marked
         ]
         return MergeResult(marked, [*audit.problems, *conflicts], audit.changes, strategy)
 
@@ -466,6 +500,12 @@ class _Merge:
         audit.changes.extend(dropped)
         if audit.passed:
             return MergeResult(text, [], audit.changes, "structured")
+        if audit.problems and not lm.clean:
+            # What is missing cannot be marked where it is not: git's line
+            # merge, whose hunks hold every line of both sides, with the
+            # problem named.
+            note = "the structured merge " + "; ".join(c.reason for c in audit.problems) + "; this is a line merge"
+            return MergeResult(lm.text, [*audit.problems, *_line_conflicts(lm)], audit.changes, "line-fallback", [note])
         return self._with_marks(text, audit, "structured")
 
 

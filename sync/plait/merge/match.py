@@ -162,7 +162,7 @@ def _pair_gaps(
             nxt = min(nxt, pairs[i])
         next_side[i] = nxt
     paired_last = -1
-    for i in unmatched:
+    for n, i in enumerate(unmatched):
         # A pair made in this pass bounds the next ones too: pairs never cross.
         lo, hi = max(prev_side[i], paired_last), next_side[i]
         best, best_sim = None, -1.0
@@ -173,10 +173,42 @@ def _pair_gaps(
                 best, best_sim = j, sim
         if best is None:
             continue
+        if _closer_later(base, side, texts, unmatched[n + 1 :], best, best_sim, (prev_side, next_side), (bkeys, skeys)):
+            continue
         if best_sim >= GAP_MIN_SIMILARITY or len(window) == 1:
             pairs[i] = best
             taken.add(best)
             paired_last = best
+
+
+# How many later leftovers of one gap are asked whether they fit a side element better.
+_RIVALS = 16
+
+
+def _closer_later(
+    base: Sequence[N],
+    side: Sequence[N],
+    texts: Texts,
+    later: Sequence[int],
+    j: int,
+    sim: float,
+    bounds: tuple[list[int], list[int]],
+    keys: tuple[list[Hashable | None], list[Hashable | None]],
+) -> bool:
+    """Whether a later leftover of base in the same gap is more like side element *j* than the one at hand.
+
+    Base holds two `try` blocks and the side one, the second edited: the
+    first leftover must not take it because it comes first (then the
+    second reads as deleted, and the first as rewritten into it).
+    """
+    prev_side, next_side = bounds
+    bkeys, skeys = keys
+    for i in later[:_RIVALS]:
+        if not prev_side[i] < j < next_side[i]:
+            break
+        if _may_pair(bkeys[i], skeys[j], base[i], side[j]) and texts.similarity(base[i], side[j]) > sim:
+            return True
+    return False
 
 
 ElementKey = Callable[[cst.CSTNode], Hashable | None]

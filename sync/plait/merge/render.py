@@ -50,7 +50,11 @@ def render(
         out.append(markers.line(part) + newline)
     # Conflicts found inside a statement that later conflicted as a whole
     # were never printed; only the printed ones are reported.
-    conflicts = [Conflict(p.path, p.kind, p.reason, first_line[p.number]) for p in pending if p.number in first_line]
+    conflicts = [
+        Conflict(p.path, p.kind, p.reason, first_line[p.number], ours=p.values[0], theirs=p.values[1])
+        for p in pending
+        if p.number in first_line
+    ]
     return "".join(out), conflicts
 
 
@@ -159,36 +163,3 @@ def _header_block(out: list[str], sentinel_line: str, p: PendingConflict, newlin
         out.extend(header_lines(version, indent, newline))
     out.append(markers.line("end") + newline)
     return marker_at
-
-
-def mark_regions(text: str, regions: Sequence[tuple[int, int, str]], markers: Markers) -> tuple[str, dict[int, int]]:
-    """Put conflict markers around whole lines of an already merged text.
-
-    For conflicts found after the merge (a use of a name the other side
-    removed): each region is (first line, last line, the side whose code it
-    is), and that side's section holds the lines while the other sections
-    are empty, so resolving for the other side drops them.  Returns the text
-    and, for each region's first line, the line of its `<<<<<<<` marker.
-    """
-    lines = text.splitlines(keepends=True)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    out: list[str] = []
-    at: dict[int, int] = {}
-    done = 0  # lines[:done] are emitted
-    for first, last, side in sorted(regions):
-        if first <= done or first > len(lines):
-            continue  # nested in, or the same as, a region already marked
-        out.extend(lines[done : first - 1])
-        body = lines[first - 1 : last]
-        if body and not body[-1].endswith(("\n", "\r")):
-            body[-1] += newline
-        at[first] = len(out) + 1
-        out.append(markers.line("ours") + newline)
-        out.extend(body if side != "theirs" else [])
-        out.append(markers.line("base") + newline)
-        out.append(markers.line("theirs") + newline)
-        out.extend(body if side == "theirs" else [])
-        out.append(markers.line("end") + newline)
-        done = last
-    out.extend(lines[done:])
-    return "".join(out), at

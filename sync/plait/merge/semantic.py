@@ -94,7 +94,6 @@ class Use:
     path: str
     first: int  # 1-based first and last line of the statement to mark
     last: int
-    side: Hand  # whose new code it is
 
 
 class SemanticCheck:
@@ -205,7 +204,7 @@ class SemanticCheck:
             else:
                 reason = f"the merged call to `{call.qualname}` {where} does not fit its merged signature ({what})"
             conflicts.append(Conflict(path, "semantic", reason, first))
-            uses.append(Use(call.qualname, path, first, last, caller))
+            uses.append(Use(call.qualname, path, first, last))
         return conflicts, uses
 
     def _undefined_conflicts(self, result: ast.Module, spans: StatementSpans) -> tuple[list[Conflict], list[Use]]:
@@ -231,7 +230,7 @@ class SemanticCheck:
                 else:
                     reason = f"the merged code {where} uses `{name}`, which neither side leaves defined there"
                 conflicts.append(Conflict(path, "semantic", reason, first))
-                uses.append(Use(name, path, first, last, user))
+                uses.append(Use(name, path, first, last))
         return conflicts, uses
 
 

@@ -111,6 +111,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
     """
     ws.store.refuse_if_interrupted()
     source_hashes: dict[str, dict[str, str]] = {}
+    verified: set[str] = set()  # base objects read and hashed already: the consumers of a source share them
     results: list[ConsumerCheck] = []
     for consumer in ws.select_consumers(names):
         result = ConsumerCheck(consumer.name, str(consumer.vendor_dir), consumer.source)
@@ -128,7 +129,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
                     detail = f"no {LOCK_NAME}: never vendored; `{fix}` vendors it"
                 result.drift.append(Drift("", "unlocked", detail))
             else:
-                _bases_stored(ws, lock)
+                _bases_stored(ws, lock, verified)
                 on_disk = _on_disk(consumer.vendor_dir, consumer.exclude, consumer.confine, consumer.name)
                 result.drift += _against_lock(lock, on_disk, fix)
                 if consumer.source not in source_hashes:
@@ -170,20 +171,24 @@ def check_locks(roots: Iterable[Path]) -> list[ConsumerCheck]:
     return results
 
 
-def _bases_stored(ws: Workspace, lock: Lock) -> None:
+def _bases_stored(ws: Workspace, lock: Lock, verified: set[str]) -> None:
     """Refuse a lock whose bases the store has lost or holds corrupt: without them no
     re-vendor is a 3-way merge.
 
     Each base is read and hashed, as a re-vendor would read it: a flipped
     byte in an object is named here, not found later as ordinary drift or a
     wrong merge.  A branch that pruned an object merged with one whose lock
-    still names it is how one goes missing.
+    still names it is how one goes missing.  Each object once per run
+    (*verified*): a fleet's locks name the same few.
     """
     from ..store import CorruptStore
 
     for name, digest in sorted(lock.bases().items()):
+        if digest in verified:
+            continue
         try:
             ws.store.read(digest, what=f"the base of {name}")
+            verified.add(digest)
         except CorruptStore as exc:
             if not os.path.lexists(ws.store.path_of(digest)):
                 raise PlaitError(

@@ -25,9 +25,12 @@ entry, a path leaving the consumer) stops the run and nothing is written.
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from .. import gitops
@@ -38,7 +41,7 @@ from ..merge import DEFAULT_BUDGET, merge3
 from ..publish import Piece, guard_clean, publish
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_paths
 from ..session import commit_run, new_transaction, writing_run
-from ..store import Snapshot, digest_of
+from ..store import Snapshot, Store, digest_of
 from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
@@ -78,6 +81,8 @@ class VendorPlan(PlannedFiles):
 
     lock: the lock to write; lock_text: it as TOML; previous_text: the lock found.
     bases: the new base of each file (the transformed source), to store.
+    derived: the rewrites this plan derived that the store's cache lacks
+      (`transforms.cache_key` → the digest of a base), to remember.
     """
 
     consumer: str
@@ -90,6 +95,7 @@ class VendorPlan(PlannedFiles):
     previous_commit: str | None = None
     bases: dict[str, str] = field(default_factory=dict)
     reason: str = ""
+    derived: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -139,8 +145,7 @@ class VendorPlan(PlannedFiles):
         merged = [
             Edit(f.name, c.path, c.kind, c.detail, c.statement, c.note)
             for f in self.files
-            if f.result is not None
-            for c in f.result.changes
+            for c in f.changes_by("ours")
             if c.side == "ours"
         ]
         moves = {(file, path): member for file, path, member in moved_into(merged)}
@@ -212,18 +217,53 @@ class VendorReport(RunReport[VendorPlan]):
 # planning
 
 
+@dataclass
+class _Run:
+    """What one vendor run learns once and every consumer it plans asks again.
+
+    Only facts that cannot change while the run holds the workspace: the
+    commit each source is at.  (What is a function of content alone, a
+    rewrite or a parse check, is kept by the function itself.)
+    """
+
+    commits: dict[Path, str | None] = field(default_factory=dict)
+
+    def source_commit(self, root: Path) -> str | None:
+        if root not in self.commits:
+            self.commits[root] = gitops.source_commit(root)
+        return self.commits[root]
+
+
+class _StoreCache:
+    """The store's cache of rewrites, as `rewrite_tree` asks it; what it lacked is kept for the plan."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.new: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.store.cached(key)
+
+    def put(self, key: str, text: str) -> None:
+        self.new[key] = digest_of(text)
+
+
 def plan_consumer(ws: Workspace, consumer: Consumer, *, budget: float = DEFAULT_BUDGET) -> VendorPlan:
     """What re-vendoring *consumer* would do; nothing is written.
 
     Problems that refuse the consumer are returned in the plan, not raised.
     """
+    return _plan_consumer(ws, consumer, budget, _Run())
+
+
+def _plan_consumer(ws: Workspace, consumer: Consumer, budget: float, run: _Run) -> VendorPlan:
     try:
-        return _plan(ws, consumer, budget)
+        return _plan(ws, consumer, budget, run)
     except PlaitError as exc:
         return VendorPlan(consumer.name, consumer.source, "refused", reason=str(exc))
 
 
-def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
+def _plan(ws: Workspace, consumer: Consumer, budget: float, run: _Run) -> VendorPlan:
     name, vendor_dir = consumer.name, consumer.vendor_dir
     source = ws.copy(consumer.source)
     # The consumer's repository first: its lock and its files are read from it.
@@ -241,7 +281,7 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float) -> VendorPlan:
         _refuse_hand_vendored(ws, consumer, source, theirs_raw)
     base = ws.store.load(Snapshot(previous.bases()), what=f"the base of {name}:") if previous else {}
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
-    commit = _source_commit(source, sources, previous)
+    commit = _source_commit(source, sources, previous, run)
     return plan_against(ws, consumer, source, theirs_raw, base=base, commit=commit, previous=previous, budget=budget)
 
 
@@ -276,10 +316,12 @@ def selected(consumer: Consumer, files: Mapping[str, str], source: Copy) -> dict
     return chosen
 
 
-def carry(consumer: Consumer, source: Copy, files: Mapping[str, str]) -> dict[str, str]:
+def carry(
+    consumer: Consumer, source: Copy, files: Mapping[str, str], *, cache: _StoreCache | None = None
+) -> dict[str, str]:
     """*files* of *source* as the consumer vendors them: imports rewritten into its package."""
     rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
-    return rewrite_tree(files, package=source.package, rewrite=rewrite, label=source.name)
+    return rewrite_tree(files, package=source.package, rewrite=rewrite, label=source.name, cache=cache)
 
 
 def vendored_files(ws: Workspace, consumer: Consumer) -> tuple[dict[str, str], dict[str, str]]:
@@ -292,8 +334,14 @@ def vendored_files(ws: Workspace, consumer: Consumer) -> tuple[dict[str, str], d
     ws.checkout(consumer)
     raw = ws.read_files(consumer, root=consumer.vendor_dir) if consumer.vendor_dir.is_dir() else {}
     check_parses(raw, consumer.vendor_dir, consumer.name)
+    return raw, in_plait_spelling(consumer, source, raw)
+
+
+def in_plait_spelling(consumer: Consumer, source: Copy, raw: Mapping[str, str]) -> dict[str, str]:
+    """Files of *consumer*'s vendored directory (now, or at a commit of its history) as plait
+    spells them: a no-op for a copy plait vendored, a normalisation for one copied in by hand."""
     rewrite = ImportRewrite.between(source.package, consumer.package, extra=consumer.renames)
-    return raw, rewrite_tree(raw, package=consumer.package, rewrite=rewrite, label=consumer.name)
+    return rewrite_tree(raw, package=consumer.package, rewrite=rewrite, label=consumer.name)
 
 
 def plan_against(
@@ -318,7 +366,8 @@ def plan_against(
     name, vendor_dir = consumer.name, consumer.vendor_dir
     check_parses(dict(theirs_raw), source.root, source.name)
     ours_raw, ours = vendored_files(ws, consumer)
-    theirs = carry(consumer, source, theirs_raw)
+    cache = _StoreCache(ws.store)
+    theirs = carry(consumer, source, theirs_raw, cache=cache)
     ours = align_spelling(ours, base or theirs, consumer.package)
     for rel in {*theirs, *ours, *base}:
         ws.target(consumer, rel, root=vendor_dir)
@@ -344,17 +393,22 @@ def plan_against(
         conflicted=sorted({c.file for f in files for c in f.conflicts}),
     )
     lock_path = vendor_dir / LOCK_NAME
+    previous_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
     plan = VendorPlan(
         name,
         source.name,
         "up-to-date",
         files,
         lock,
-        lock.dumps(),
-        lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None,
+        # A lock that says what it said is left as written (its header names the command that wrote it).
+        previous_text if previous_text is not None and previous == lock else lock.dumps(),
+        previous_text,
         previous.source_commit if previous is not None else None,
         {rel: text for rel, text in theirs.items() if rel not in protected},
     )
+    # Remembered only for what the plan stores: an entry must name an object that exists.
+    stored = {digest_of(text) for text in plan.bases.values()}
+    plan.derived = {key: digest for key, digest in cache.new.items() if digest in stored}
     if plan.conflicts:
         plan.outcome = "conflicted"
     elif plan.changed or plan.lock_changed:
@@ -376,7 +430,7 @@ def align_spelling(ours: Mapping[str, str], reference: Mapping[str, str], packag
     return align_tree_spelling(ours, reference, package=package)
 
 
-def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | None) -> str | None:
+def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | None, run: _Run) -> str | None:
     """The commit the lock names for *source*.
 
     The commit is what people compare; one that moved without the files
@@ -386,7 +440,7 @@ def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | No
     unmoved = previous is not None and previous.source == source.name and previous.sources() == sources
     if unmoved and previous is not None and previous.source_commit:
         return previous.source_commit
-    return gitops.source_commit(source.root)
+    return run.source_commit(source.root)
 
 
 def _markers_left(ws: Workspace, consumer: Consumer, names: Iterable[str]) -> list[str]:
@@ -434,34 +488,62 @@ def _local_edits(
         pristine = theirs.get(f.name)
         if f.conflicts or f.after == pristine:
             continue
-        if f.after is None:
-            edits.append(LocalEdit(f.name, "<file>", "removed"))
-        elif pristine is None:
-            edits.append(LocalEdit(f.name, "<file>", "added"))
-        elif f.name in protected:
+        if f.name in protected and f.after is not None and pristine is not None:
             edits.append(LocalEdit(f.name, "<file>", "changed", "protected"))
-        elif not f.name.endswith(".py"):
-            edits.append(LocalEdit(f.name, "<file>", "changed"))
         else:
-            # An import spelled otherwise but binding the same is no edit.
-            after = align_spelling({f.name: f.after}, {f.name: pristine}, package)[f.name]
-            if after == pristine:
-                continue
-            result = merge3(pristine, after, pristine, budget=budget, strict=True)
-            ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
-            found = [LocalEdit(f.name, c.path, c.kind, c.statement or c.detail) for c in ours]
-            edits += found or [LocalEdit(f.name, "<file>", "changed", "comments or formatting")]
+            edits += file_edits(f.name, pristine, f.after, package=package, budget=budget)
     return edits
+
+
+def local_edits(
+    pristine: Mapping[str, str], after: Mapping[str, str], *, package: str, budget: float = DEFAULT_BUDGET
+) -> list[LocalEdit]:
+    """What the files *after* carry that *pristine* does not, file by file (`plait adopt` weighs
+    its candidate bases by them)."""
+    edits: list[LocalEdit] = []
+    for name in sorted(pristine.keys() | after.keys()):
+        edits += file_edits(name, pristine.get(name), after.get(name), package=package, budget=budget)
+    return edits
+
+
+def file_edits(name: str, pristine: str | None, after: str | None, *, package: str, budget: float) -> list[LocalEdit]:
+    """What file *name* as *after* carries that it does not as *pristine*, by node path (None: no such file)."""
+    if after == pristine:
+        return []
+    if after is None:
+        return [LocalEdit(name, "<file>", "removed")]
+    if pristine is None:
+        return [LocalEdit(name, "<file>", "added")]
+    if not name.endswith(".py"):
+        return [LocalEdit(name, "<file>", "changed")]
+    # An import spelled otherwise but binding the same is no edit.
+    aligned = align_spelling({name: after}, {name: pristine}, package)[name]
+    if aligned == pristine:
+        return []
+    result = merge3(pristine, aligned, pristine, budget=budget, strict=True)
+    ours = [c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped"]
+    found = [LocalEdit(name, c.path, c.kind, c.statement or c.detail) for c in ours]
+    return found or [LocalEdit(name, "<file>", "changed", "comments or formatting")]
 
 
 # --------------------------------------------------------------------------
 # running
 
 
-def _plan_in_worker(manifest: str, name: str, budget: float) -> VendorPlan:
-    ws = Workspace.load(manifest)
-    ws.fetch = False  # the parent fetched every clone before starting the workers
-    return plan_consumer(ws, ws.consumers[name], budget=budget)
+# The workspace a worker process plans in, loaded once per run: loading it
+# reads the whole manifest, so once per consumer would make a fleet's run
+# grow with the square of its size.
+_worker_run: tuple[str, Workspace, _Run] | None = None
+
+
+def _plan_in_worker(manifest: str, name: str, budget: float, run_id: str) -> VendorPlan:
+    global _worker_run
+    if _worker_run is None or _worker_run[0] != run_id:
+        ws = Workspace.load(manifest)
+        ws.fetch = False  # the parent fetched every clone before starting the workers
+        _worker_run = (run_id, ws, _Run())
+    _, ws, run = _worker_run
+    return _plan_consumer(ws, ws.consumers[name], budget, run)
 
 
 def _plan_all(
@@ -478,6 +560,7 @@ def _plan_all(
     manifest order whatever order they finish in.
     """
     done: dict[str, VendorPlan] = {}
+    texts: dict[str, str] = {}
     workers = min(jobs, len(consumers))
     if workers > 1:
         # Clones are fetched here, once each, not by workers racing on one clone.
@@ -488,19 +571,37 @@ def _plan_all(
             except PlaitError:
                 pass  # the worker plans it again and reports the same error as that consumer's
     if workers <= 1:
+        run = _Run()
         for consumer in consumers:
-            done[consumer.name] = plan = plan_consumer(ws, consumer, budget=budget)
+            done[consumer.name] = plan = _shared(_plan_consumer(ws, consumer, budget, run), texts)
             if progress is not None:
                 progress(plan)
     else:
+        run_id = f"{os.getpid()}-{uuid.uuid4().hex}"
         with orphan_proof_pool(workers) as pool:
-            futures = [pool.submit(_plan_in_worker, str(ws.manifest), c.name, budget) for c in consumers]
+            futures = [pool.submit(_plan_in_worker, str(ws.manifest), c.name, budget, run_id) for c in consumers]
             for future in as_completed(futures):
-                plan = future.result()
+                plan = _shared(future.result(), texts)
                 done[plan.consumer] = plan
                 if progress is not None:
                     progress(plan)
     return [done[c.name] for c in consumers]
+
+
+def _shared(plan: VendorPlan, texts: dict[str, str]) -> VendorPlan:
+    """*plan* holding each of its texts once for the whole run (*texts*: every text so far).
+
+    A run keeps every plan until it writes, and the consumers of one source
+    mostly hold its very texts, so a fleet's memory stays that of a few copies.
+    """
+
+    def one(text: str) -> str:
+        return texts.setdefault(text, text)
+
+    for f in plan.files:
+        f.share_texts(one)
+    plan.bases = {rel: one(text) for rel, text in plan.bases.items()}
+    return plan
 
 
 def vendor(
@@ -601,9 +702,10 @@ def _publish(ws: Workspace, report: VendorReport, plans: list[VendorPlan], txn: 
         consumer = ws.consumers[plan.consumer]
         paths = [consumer.vendor_dir / f.name for f in plan.changed] + [consumer.vendor_dir / LOCK_NAME]
         pieces.append(Piece(plan.consumer, consumer.vendor_dir, _branch(plan), commit_message(plan), tuple(paths)))
-    store_paths = [path for path in txn.touched() if path.is_relative_to(ws.store.root)]
+    store_paths = ws.store.committed_paths(txn.touched())
     branch = _branch(plans[0]) if len(plans) == 1 else "plait/vendor-" + "-".join(sorted({p.source_id for p in plans}))
-    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {len(txn.pruned)} pruned)"
+    pruned = len(ws.store.committed_paths(txn.pruned))
+    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {pruned} pruned)"
     published = publish(
         pieces,
         store=ws.store.root,
@@ -627,6 +729,8 @@ def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
             txn.write(target, f.after)
     for text in plan.bases.values():
         ws.store.stage(txn, text)
+    for key, digest in plan.derived.items():
+        ws.store.stage_cached(txn, key, digest)
     # The lock switches last: it says which vendored files and bases are current.
     txn.write(ws.target(consumer, LOCK_NAME, root=consumer.vendor_dir), plan.lock_text, last=True)
 

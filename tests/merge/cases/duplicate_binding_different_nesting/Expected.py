@@ -8,10 +8,10 @@ except ImportError:
 
 <<<<<<< ours
 LIMIT = 10
+
 ||||||| base
 =======
 >>>>>>> theirs
-
 
 def f():
     return 1

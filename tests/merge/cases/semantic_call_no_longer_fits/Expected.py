@@ -5,9 +5,11 @@ class Client:
 <<<<<<< ours
     def embed_via_socket(self, texts):
         return self._request({"texts": texts, "socket": True}, len(texts))
-||||||| base
-=======
->>>>>>> theirs
 
+    def _request(self, payload, count):
+||||||| base
+    def _request(self, payload, count):
+=======
     def _request(self, payload, count, trace):
+>>>>>>> theirs
         return [payload] * count

@@ -8,7 +8,9 @@ def f(x: Any) -> int:
 def g(y):
 <<<<<<< ours
     value = cast(str, y)
-||||||| base
-=======
->>>>>>> theirs
     return value
+||||||| base
+    return y
+=======
+    return y
+>>>>>>> theirs

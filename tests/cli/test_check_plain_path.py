@@ -1,0 +1,150 @@
+"""`plait check` without click: the plain command lines take the plain path, and it agrees with click.
+
+A pre-commit hook's whole cost is `plait check`'s start-up, so `plait.cli.main`
+reads the plain forms itself and leaves help, errors, ``--json`` and every
+other form to click.  These tests hold the two to one behaviour: whatever
+the plain parser accepts, click accepts with the same values, and the
+command prints and exits alike either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from plait.cli.check_cmd import check_command
+from plait.cli.check_run import CheckArgs, parse_plain
+from plait.cli.group import cli
+from plait.vendoring.vendor import vendor
+from plait.workspace import Workspace
+
+
+def _click_parse(argv: list[str]) -> CheckArgs | None:
+    """What click makes of ``plait <argv>`` when it is a check: the same shape as `parse_plain`."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            group = cli.make_context("plait", list(argv), resilient_parsing=False)
+            rest = [*group._protected_args, *group.args]
+            if rest[:1] != ["check"]:
+                return None
+            ctx = check_command.make_context("check", rest[1:], parent=group)
+    except (click.exceptions.Exit, click.ClickException):
+        return None
+    p = ctx.params
+    if p["verbose"] and p["quiet"]:
+        return None  # the command refuses the pair
+    if p["as_json"] or p["pretty"]:
+        return None  # (left to click on purpose: not a plain form)
+    workspace = p["workspace_dir"] or group.params["workspace_dir"]
+    color = p["color"] or group.params["color"] or "auto"
+    return CheckArgs(tuple(p["consumers"]), p["locks"], workspace, color, int(p["verbose"]) - int(p["quiet"]))
+
+
+TOKENS = st.sampled_from(
+    [
+        "check",
+        "svc",
+        "tool",
+        "ws",
+        "",
+        "-",
+        "--",
+        "--locks",
+        "--locks=1",
+        "-q",
+        "--quiet",
+        "-v",
+        "--verbose",
+        "-qv",
+        "--workspace",
+        "--workspace=ws",
+        "--workspace=",
+        "--color",
+        "--color=never",
+        "always",
+        "auto",
+        "ALWAYS",
+        "--json",
+        "--pretty",
+        "--debug",
+        "-h",
+        "--help",
+        "-V",
+        "--bogus",
+        "status",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(TOKENS, max_size=7))
+@example(["check"])
+@example(["--workspace", "ws", "check", "svc", "-q"])
+@example(["--color", "never", "check", "--color", "always", "--workspace=ws", "tool"])
+@example(["--workspace", "check", "check"])
+@example(["--workspace", "svc", "check", "--workspace=ws", "--color", "auto"])
+@example(["check", "--workspace", "-q"])
+def test_the_plain_parser_accepts_only_what_click_accepts_and_reads_it_alike(argv: list[str]) -> None:
+    plain = parse_plain(argv)
+    if plain is not None:
+        assert _click_parse(argv) == plain
+
+
+def test_the_forms_hooks_and_people_use_are_read_without_click() -> None:
+    # If these fell back to click, check would still work, only slower: this keeps the fast path in use.
+    for argv in (
+        ["check"],
+        ["check", "svc", "tool"],
+        ["--workspace", "lineages", "check", "-q"],
+        ["check", "--locks", "vendor/"],
+        ["check", "--workspace=ws", "--color", "never", "-v"],
+    ):
+        assert parse_plain(argv) is not None, argv
+        assert parse_plain(argv) == _click_parse(argv)
+
+
+def _vendored(root: Path) -> None:
+    """A workspace at *root* whose consumers ``svc`` and ``tool`` vendored a two-file package."""
+    (root / "canonical" / "corelib").mkdir(parents=True)
+    (root / "canonical" / "corelib" / "__init__.py").write_text("from .errors import Failure\n")
+    (root / "canonical" / "corelib" / "errors.py").write_text("class Failure(Exception):\n    pass\n")
+    manifest = ['[canonical]\npackage = "corelib"\npath = "canonical/corelib"\n']
+    for name in ("svc", "tool"):
+        (root / "consumers" / name / name / "_vendor").mkdir(parents=True)
+        manifest.append(
+            f'[consumers.{name}]\npath = "consumers/{name}"\nvendor_dir = "{name}/_vendor/corelib"\n'
+            f'package = "{name}._vendor.corelib"\n'
+        )
+    (root / "lineages.toml").write_text("\n".join(manifest))
+    assert vendor(Workspace.load(root)).exit_code == 0
+
+
+def test_the_plain_path_prints_and_exits_as_click_does(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _vendored(root)
+    (root / "consumers" / "svc" / "svc" / "_vendor" / "corelib" / "errors.py").write_text("changed = True\n")
+    env = {**os.environ, "PLAIT_WORKSPACE": str(root)}
+    # A `--` before the names is click's to read (the plain parser leaves it to click): the same request.
+    for plain, forced in (
+        (["check"], ["check", "--"]),
+        (["check", "svc"], ["check", "--", "svc"]),
+        # (quiet prints only problems: svc's drift, not tool's verdict)
+        (["check", "svc", "tool", "-q"], ["check", "-q", "--", "svc", "tool"]),
+        (["check", "nobody"], ["check", "--", "nobody"]),
+        (["check", "--locks", str(root / "consumers")], ["check", "--locks", "--", str(root / "consumers")]),
+    ):
+        assert parse_plain(plain) is not None and parse_plain(forced) is None
+        fast, slow = (
+            subprocess.run([sys.executable, "-m", "plait", *a], capture_output=True, text=True, env=env, cwd=tmp_path)
+            for a in (plain, forced)
+        )
+        assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+        assert fast.returncode in (0, 1, 2) and (fast.stdout or fast.stderr)

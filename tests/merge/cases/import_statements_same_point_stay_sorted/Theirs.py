@@ -1,0 +1,10 @@
+"""Command line entry point."""
+
+import json
+import os
+import pathlib
+import sys
+
+
+def main():
+    return json.dumps({"cwd": str(pathlib.Path.cwd()), "argv": sys.argv})

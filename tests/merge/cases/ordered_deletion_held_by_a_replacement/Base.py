@@ -1,0 +1,7 @@
+"""Plugins loaded at start-up."""
+
+PLUGINS = [
+    "auth",
+    "legacy_cache",
+    "metrics",
+]

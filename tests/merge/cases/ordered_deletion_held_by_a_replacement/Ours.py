@@ -1,0 +1,6 @@
+"""Plugins loaded at start-up."""
+
+PLUGINS = [
+    "auth",
+    "metrics",
+]

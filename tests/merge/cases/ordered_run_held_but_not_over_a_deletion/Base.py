@@ -1,0 +1,6 @@
+STEPS = [
+    "fetch",
+    "parse",
+    "validate_schema",
+    "store",
+]

@@ -1,0 +1,6 @@
+STEPS = [
+    "fetch",
+    "decode",
+    "parse",
+    "store",
+]

@@ -1,0 +1,8 @@
+STEPS = [
+    "fetch",
+    "decode",
+    "decompress",
+    "parse",
+    "validate_schema_v2",
+    "store",
+]

@@ -1,0 +1,3 @@
+def total(order):
+    subtotal = sum(line.price for line in order.lines)
+    return subtotal

@@ -1,0 +1,4 @@
+def total(order):
+    subtotal = sum(line.price for line in order.lines)
+    tax = subtotal * order.tax_rate
+    return subtotal

@@ -1,0 +1,10 @@
+"""Compatibility shims."""
+
+import sys
+
+try:
+    fast = sys.modules["_speedups"]
+except KeyError:
+    fast = None
+
+builtin_str = str

@@ -1,0 +1,108 @@
+"""A lock reads the same through the fast reader as through tomllib, or the fast reader stands aside.
+
+`plait check` reads every lock of a fleet; the fast reader takes the lines
+`Lock.dumps` writes and hands anything else to tomllib, so a lock means
+what TOML says it means whichever reads it.
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plait.vendoring.lock import LocalEdit, Lock, LockedFile, _plain_toml
+
+_HEX = st.text("0123456789abcdef", min_size=64, max_size=64)
+_PLAIN = st.text(string.ascii_letters + string.digits + "._-/ ()=:,", min_size=1, max_size=20)
+_ANY = st.text(min_size=1, max_size=20)
+
+
+@st.composite
+def _lock(draw: st.DrawFn, text: st.SearchStrategy[str]) -> Lock:
+    names = draw(st.lists(text, max_size=5, unique=True))
+    files = {}
+    for name in names:
+        digests = [draw(st.one_of(st.none(), _HEX)) for _ in range(3)]
+        files[name] = LockedFile(*digests) if any(digests) else LockedFile(draw(_HEX))
+    edits = [
+        LocalEdit(draw(text), draw(text), draw(st.sampled_from(["added", "changed", "removed"])), draw(text))
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    return Lock(
+        consumer=draw(text),
+        package=draw(text),
+        source=draw(text),
+        source_package=draw(text),
+        source_commit=draw(st.one_of(st.none(), st.text("0123456789abcdef", min_size=40, max_size=40))),
+        plait_version=draw(text),
+        files=files,
+        local_edits=edits,
+        conflicted=draw(st.lists(text, max_size=2)),
+    )
+
+
+def _read(text: str) -> object:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return "does not parse"
+
+
+_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_SETTINGS
+@given(_lock(_PLAIN))
+def test_a_lock_plait_writes_is_read_fast_as_tomllib_reads_it(lock: Lock) -> None:
+    text = lock.dumps()
+    assert _plain_toml(text) == tomllib.loads(text)
+
+
+@_SETTINGS
+@given(_lock(_ANY))
+def test_any_text_in_a_lock_reads_as_tomllib_reads_it_or_goes_to_tomllib(lock: Lock) -> None:
+    text = lock.dumps()
+    assert _plain_toml(text) in (None, _read(text))
+
+
+_EDITS = st.sampled_from(
+    [
+        "",
+        "lock = 2",
+        "lock = 01",
+        "consumer = 'x'",
+        'consumer = "x"',
+        "[source]",
+        "[files]",
+        "[[local_edits]]",
+        "[ files ]",
+        "local_edits = []",
+        'a.b = "x"',
+        '"a" = {sha256 = "x", sha256 = "y"}',
+        '"a" = {}',
+        '  indented = "x"',
+        'x = "a" # note',
+        'x = "a"#note',
+        'x = ["a", "b"]',
+        "x = [1]",
+        "[[files]]",
+        '"q\\"uote" = "x"',
+        "\ufeffbom = 1",
+        "tail = 1\r",
+    ]
+)
+
+
+@_SETTINGS
+@given(_lock(_PLAIN), st.lists(st.tuples(st.integers(0, 60), st.booleans(), _EDITS), min_size=1, max_size=4))
+def test_a_lock_edited_by_hand_reads_as_tomllib_reads_it(lock: Lock, edits: list[tuple[int, bool, str]]) -> None:
+    lines = lock.dumps().split("\n")
+    for at, replace, line in edits:
+        at %= len(lines)
+        lines[at : at + int(replace)] = [line]
+    text = "\n".join(lines)
+    fast = _plain_toml(text)
+    assert fast is None or fast == _read(text)
