@@ -27,11 +27,24 @@ __all__ = ["adopt_command"]
 )
 @click.option("--force", is_flag=True, help="Replace a base already recorded.")
 @click.option("--dry-run", is_flag=True, help="Say which base would be recorded; write nothing.")
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="Write no checkout: commit the lock (and the store) on plait/adopt-NAME-<base> branches, by plumbing.",
+)
+@click.option("--push", is_flag=True, help="Like --commit, then push each branch to its repository's origin.")
 @workspace_option
 @output_options("adopt")
 @reports_errors
 def adopt_command(
-    name: str, base: str | None, force: bool, dry_run: bool, ws: Callable[[], Workspace], out: Output
+    name: str,
+    base: str | None,
+    force: bool,
+    dry_run: bool,
+    commit: bool,
+    push: bool,
+    ws: Callable[[], Workspace],
+    out: Output,
 ) -> None:
     """Record what NAME's source looked like when NAME started from it, so that
     `plait sync` (a lineage) or `plait vendor` (a consumer, e.g. one vendored
@@ -48,7 +61,7 @@ def adopt_command(
     Exit codes: 0 recorded; 2 errors (already adopted, no history, ...).
     """
     workspace = ws()
-    result = adopt(workspace, name, base, force=force, dry_run=dry_run)
+    result = adopt(workspace, name, base, force=force, dry_run=dry_run, commit=commit, push=push)
     if out.as_json:
         inputs = {"workspace": str(workspace.manifest), "name": name, "base": base}
         out.emit_json({"dry_run": dry_run, **result.to_json()}, inputs=inputs)
@@ -64,6 +77,8 @@ def adopt_command(
         out.line(f"runner-up: {result.runner_up.describe()}")
     for edit in result.local_edits:
         out.line(f"local edit: {edit.file}: {edit.text}", "cyan")
+    for published in result.published:
+        out.line(f"committed on {published['branch']}@{published['commit'][:7]} in {published['repository']}")
     for note in result.notes:
         out.line(note)
     next_step = f"plait vendor {name}" if result.kind == "consumer" else f"plait sync {name}"

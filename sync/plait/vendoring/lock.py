@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..errors import PlaitError
 from ..paths import LOCK_NAME, is_plain_relative
+from ..toml_input import check_bounds
 
 __all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
 
@@ -127,9 +128,12 @@ class Lock:
     def loads(cls, text: str, *, path: str) -> Lock:
         """Parse and validate a lock; `CorruptLock` names what is wrong with it."""
         try:
+            check_bounds(text, path=path, what="the lock")
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise CorruptLock(f"the lock does not parse: {exc}", path=path) from None
+        except PlaitError as exc:
+            raise CorruptLock(exc.message, path=path) from None
         fmt = data.get("lock")
         if not isinstance(fmt, int) or isinstance(fmt, bool):
             raise CorruptLock("not a plait lock: 'lock' (its format number) is missing", path=path)

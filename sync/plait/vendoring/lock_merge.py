@@ -35,12 +35,12 @@ found upstreamed, a conflict a side resolved).
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
 
+from .. import gitops
 from ..errors import PlaitError
 from .lock import LocalEdit, Lock, LockedFile
 
@@ -102,12 +102,6 @@ class GitView:
         self.top = top
         self.vendor_dir = vendor_dir
 
-    def _git(self, *args: str) -> subprocess.CompletedProcess[str] | None:
-        try:
-            return subprocess.run(["git", *args], cwd=self.top, capture_output=True, text=True, check=False)
-        except OSError:
-            return None
-
     def _repo_path(self, rel: str) -> str:
         assert self.vendor_dir is not None
         return rel if self.vendor_dir in ("", ".") else f"{self.vendor_dir}/{rel}"
@@ -117,18 +111,14 @@ class GitView:
         if self.vendor_dir is None or not names:
             return {}
         paths = {name: self._repo_path(name) for name in names}
-        listed = self._git("ls-tree", "-z", "HEAD", "--", *paths.values())
-        if listed is None or listed.returncode != 0:
+        at_head = gitops.head_blobs(self.top, list(paths.values()))
+        if at_head is None:
             return {}
-        at_head: dict[str, str] = {}
-        for record in filter(None, listed.stdout.split("\0")):
-            meta, _, path = record.partition("\t")
-            at_head[path] = meta.split()[2]
         on_disk = [p for p in paths.values() if (self.top / p).is_file()]
-        hashed = self._git("hash-object", "--", *on_disk) if on_disk else None
-        if on_disk and (hashed is None or hashed.returncode != 0):
+        hashed = gitops.hash_files(self.top, on_disk) if on_disk else []
+        if hashed is None or len(hashed) != len(on_disk):
             return {}
-        now = dict(zip(on_disk, hashed.stdout.split() if hashed is not None else [], strict=True))
+        now = dict(zip(on_disk, hashed, strict=True))
         out: dict[str, MergedFile] = {}
         for name, path in paths.items():
             if now.get(path) == at_head.get(path):
@@ -147,8 +137,7 @@ class GitView:
             return None
         checks: tuple[tuple[str, str, Side], ...] = ((ours, theirs, "theirs"), (theirs, ours, "ours"))
         for ancestor, descendant, side in checks:
-            done = self._git("merge-base", "--is-ancestor", ancestor, descendant)
-            if done is not None and done.returncode == 0:
+            if gitops.is_ancestor(self.top, ancestor, descendant):
                 return side
         return None
 
@@ -272,10 +261,10 @@ def _running_version() -> str:
 
 
 def _read_lock(path: Path, label: str, *, may_be_empty: bool = False) -> Lock | None:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlaitError(f"cannot read {label}: {exc.strerror or exc}", path=str(path)) from None
+    from ..commit import read_regular
+
+    # A FIFO would block the read forever, a device (/dev/zero) never end it.
+    raw = read_regular(str(path))
     if may_be_empty and not raw.strip():
         return None
     try:
