@@ -92,3 +92,24 @@ def test_adopt_commit_commits_the_lock_in_the_service_and_the_store_in_the_works
     assert checked.returncode == 1 and "behind" in checked.stdout and "unlocked" not in checked.stdout
     vendored = plait(setup.ws, "vendor", "svc-a")
     assert vendored.returncode == 0 and "conflict" not in vendored.stdout, vendored.stdout + vendored.stderr
+
+
+def test_vendor_commit_after_a_killed_run_left_an_object_finishes(tmp_path: Path) -> None:
+    """A run killed after storing an object, before its switch, left the object untracked:
+    plait's own leftover, which the clean check of --commit passes over (issue 23, item 11)."""
+    setup = under_plait(tmp_path)
+    upstream = upstream_change(setup)
+    folder = setup.ws / ".plait" / "objects" / "ab"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ("c" * 62)).write_bytes(b"what a killed run stored\n")
+    (setup.ws / "svc-a-scratch.txt").write_text("outside every folder the run reads\n")
+
+    done = plait(setup.ws, "vendor", "--all", "--commit")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"plait/vendor-svc-a-{upstream[:7]}" in setup.repos["svc_a"].heads
+    # A change of the user's own in a folder the run reads still stops it.
+    client = setup.svc_a / "svc_a" / "_vendored_corelib" / "client.py"
+    client.write_text(client.read_text() + "\n# mine\n")
+    refused = plait(setup.ws, "vendor", "svc-a", "--commit")
+    assert refused.returncode == 2 and "uncommitted changes" in refused.stderr and "client.py" in refused.stderr

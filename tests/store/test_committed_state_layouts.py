@@ -81,3 +81,27 @@ def test_committed_reads_a_dot_directory_at_any_depth(tmp_path: Path, down: str)
     state.write_text("# on disk\n")
     assert gitops.committed(state) == b"# committed\n"
     assert gitops.committed(ws / ".plait" / "missing.toml") is None
+
+
+@pytest.mark.parametrize("down", ["", "ws"], ids=["manifest-at-the-top", "one-directory-down"])
+def test_an_abort_keeps_the_bases_a_committed_conflict_names(tmp_path: Path, down: str) -> None:
+    ws, repo = _layout(tmp_path, down)
+    prefix = f"{down}/" if down else ""
+    assert _plait(ws, "adopt", "fork", "--base", "HEAD").returncode == 0
+    repo.git.add("-A")
+    repo.index.commit("adopt")
+    # Both sides change the same message: the sync conflicts, and the conflict is committed.
+    core = ws / "fork" / "forklib" / "core.py"
+    core.write_text(core.read_text().replace("raise Failure(str(exc))", 'raise Failure("fork: " + str(exc))'))
+    write_tree(ws / "canonical" / "corelib", {"client.py": client_source(message="repr(exc)")})
+    repo.git.add("-A")
+    repo.index.commit("canonical: another catch")
+    assert _plait(ws, "sync").returncode == 1
+    repo.git.add("-A")
+    repo.index.commit("the conflict, to resolve later")
+    aborted = _plait(ws, "sync", "--abort")
+    assert aborted.returncode == 0, aborted.stdout + aborted.stderr
+    # Back to the committed conflict: every base it names is still in the store.
+    repo.git.checkout("HEAD", "--", f"{prefix}.plait/state.toml", f"{prefix}fork")
+    again = _plait(ws, "sync", "--abort")
+    assert again.returncode == 0, again.stdout + again.stderr

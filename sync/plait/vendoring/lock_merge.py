@@ -260,11 +260,7 @@ def _running_version() -> str:
         return "unknown"
 
 
-def _read_lock(path: Path, label: str, *, may_be_empty: bool = False) -> Lock | None:
-    from ..commit import read_regular
-
-    # A FIFO would block the read forever, a device (/dev/zero) never end it.
-    raw = read_regular(str(path))
+def _read_lock(path: Path, raw: bytes, label: str, *, may_be_empty: bool = False) -> Lock | None:
     if may_be_empty and not raw.strip():
         return None
     try:
@@ -288,8 +284,13 @@ def merge_lock_files(
     """
     from ..commit import write_atomic
 
-    base_lock = _read_lock(base, "base", may_be_empty=True)
-    ours_lock, theirs_lock = _read_lock(ours, "ours"), _read_lock(theirs, "theirs")
+    from ..commit import read_regular
+
+    # All three read before any is parsed: a FIFO would block a read forever and
+    # a device (/dev/zero) never end one, whichever side it is.
+    raws = [read_regular(str(path)) for path in (base, ours, theirs)]
+    base_lock = _read_lock(base, raws[0], "base", may_be_empty=True)
+    ours_lock, theirs_lock = _read_lock(ours, raws[1], "ours"), _read_lock(theirs, raws[2], "theirs")
     assert ours_lock is not None and theirs_lock is not None
     vendor_dir = PurePosixPath(pathname).parent.as_posix() if pathname else None
     view = GitView(top or Path.cwd(), vendor_dir)
