@@ -60,6 +60,7 @@ __all__ = [
     "Repository",
     "Revision",
     "check_attr",
+    "check_clone_config",
     "clone",
     "commit_on_branch",
     "committed",
@@ -120,12 +121,12 @@ _LOCAL_BOUND = 600.0
 _LOW_SPEED_BYTES = 1000
 
 # Switched off in plait's own clones, whose config anyone with the cache could have edited.
+# (The user's own ssh command and credential helpers, from their global config
+# or environment, still apply: a private repository must stay reachable.  The
+# clone's own config cannot name any: `check_clone_config` refuses it.)
 _CACHE_CONFIG = (
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
-    "core.sshCommand=ssh",
-    "core.askPass=",
-    "credential.helper=",
     "core.pager=cat",
     "uploadpack.packObjectsHook=",
 )
@@ -355,6 +356,14 @@ def _communicate(
 ) -> tuple[bytes, bytes, bool]:
     """Read everything git writes; stop it when it is silent for *bound* seconds
     (network: any byte on stderr is progress) or, locally, runs past *bound*."""
+    if not network:
+        try:
+            out, err = proc.communicate(input, timeout=bound)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return b"", b"", True
+        return out, err, False
     chunks: dict[str, list[bytes]] = {"out": [], "err": []}
     last = [time.monotonic()]
 
@@ -380,15 +389,13 @@ def _communicate(
             pass
         finally:
             proc.stdin.close()
-    start = time.monotonic()
     stalled = False
     while True:
         try:
-            proc.wait(timeout=0.1 if network else 1.0)
+            proc.wait(timeout=0.1)
             break
         except subprocess.TimeoutExpired:
-            now = time.monotonic()
-            if (now - last[0] if network else now - start) > bound:
+            if time.monotonic() - last[0] > bound:
                 proc.terminate()  # the guard ends git's whole process group on SIGTERM
                 try:
                     proc.wait(timeout=5)
@@ -447,16 +454,26 @@ def _existing(path: Path) -> Path:
     return here
 
 
+# Directories already found in a repository: one run asks for the same few
+# many times.  Only found ones are kept: a directory may become a
+# repository (init, a clone), and a removed repository is asked again.
+_FOUND: dict[Path, Repository] = {}
+
+
 def repo_of(path: Path) -> Repository | None:
     """The git repository *path* is in, or None."""
     here = _existing(path)
+    known = _FOUND.get(here)
+    if known is not None and known.git_dir.is_dir():
+        return known
     said = _quiet(here, "rev-parse", "--show-toplevel", "--absolute-git-dir")
     if said is None:
         return None
     lines = said.splitlines()
     if len(lines) != 2 or not lines[0]:
         return None  # a bare repository, or a .git directory itself: no working tree
-    return Repository(Path(lines[0]).resolve(), Path(lines[1]))
+    found = _FOUND[here] = Repository(Path(lines[0]).resolve(), Path(lines[1]))
+    return found
 
 
 def top_of(path: Path) -> Path | None:
@@ -614,26 +631,19 @@ def committed(path: Path, rev: str = "HEAD") -> bytes | None:
     """The bytes of file *path* as committed at *rev* in its repository; None when
     it is in no repository, or not in that commit."""
     top = top_of(path.parent)
-    if top is None or not _has_head(top):
+    if top is None:
         return None
     try:
         rel = _rel(top, path)
     except ValueError:
         return None
-    sha = _commit_of(top, rev)
-    if sha is None or not rel:
+    if not rel or rev.startswith("-"):
         return None
-    entries = [e for e in _quiet_entries(top, sha, rel) if e[2] == rel]
-    if not entries:
-        return None
-    return _blobs(top, [entries[0][1]])[0]
-
-
-def _quiet_entries(top: Path, rev: str, rel: str) -> list[tuple[str, str, str]]:
     try:
-        return _tree_entries(top, rev, rel)
+        done = _run(top, ["cat-file", "blob", f"{rev}:{rel}"], what="read a committed file", check=False)
     except PlaitError:
-        return []
+        return None
+    return done.out if done.code == 0 else None
 
 
 def _modes(top: Path, rev: str, rels: Sequence[str]) -> dict[str, str]:
@@ -766,7 +776,7 @@ def merge_file(args: Sequence[str], *, timeout: float | None) -> tuple[int, byte
 # the clone cache
 
 
-def _check_cache_config(dest: Path) -> None:
+def check_clone_config(dest: Path) -> None:
     """Refuse a cached clone whose own config holds what `git clone` never writes there.
 
     The file is read by git with includes off, so nothing in it runs; any
@@ -894,7 +904,7 @@ def refresh(dest: Path, ref: str | None) -> str | None:
     clone that moving it would lose is refused, named: plait never resets
     away what a person committed.  Returns a note, or None.
     """
-    _check_cache_config(dest)
+    check_clone_config(dest)
     _run(
         dest, ["fetch", "--progress", "--prune", "--end-of-options", "origin"], what=f"fetch into {dest}", network=True
     )

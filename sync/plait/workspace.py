@@ -761,6 +761,7 @@ class Workspace:
             self.store.confined(clones / copy.name)
             dest = clones / copy.name
             if gitops.is_complete_clone(dest):
+                gitops.check_clone_config(dest)
                 if self.fetch:
                     note = gitops.refresh(dest, spec.ref)
                     if note:

@@ -282,9 +282,7 @@ def merge_lock_files(
       current directory).
     Raises `PlaitError` (nothing written) when ours or theirs does not parse.
     """
-    from ..commit import write_atomic
-
-    from ..commit import read_regular
+    from ..commit import read_regular, write_atomic
 
     # All three read before any is parsed: a FIFO would block a read forever and
     # a device (/dev/zero) never end one, whichever side it is.
