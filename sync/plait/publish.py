@@ -125,8 +125,8 @@ def publish(
     then push each branch when *push*.
 
     changes: every file the run would write (its content) or remove (None),
-      by absolute path; nothing of it is on disk.  The store's part is what
-      lies under *store* but not under *clones*.
+      by absolute path; nothing of it is on disk.  The workspace's part is
+      what no piece claims (the store, the manifest), never under *clones*.
     """
     result = Publication()
     groups: dict[Path, list[Piece]] = {}
@@ -139,12 +139,14 @@ def publish(
     store_top = gitops.top_of(store)
     cache = clones.resolve() if clones is not None else None
     claimed = {path for piece in pieces for path in piece.paths}
+    # What no piece claims (the store, and the manifest an adopt edits) is the
+    # workspace's; the clone cache never is: its clones are other repositories.
     store_paths = [
         path
         for path in changes
-        if path.is_relative_to(store)
-        and path not in claimed
+        if path not in claimed
         and not (clones is not None and path.is_relative_to(clones))
+        and (path.is_relative_to(store) or (store_top is not None and _inside(path, store_top)))
     ]
     if store_top is not None and store_paths:
         groups = {store_top: groups.pop(store_top, []), **groups}  # the store's commit first: it is merged first
@@ -170,6 +172,10 @@ def publish(
         result.commits.append(published)
     result.notes += _next_steps(result.commits)
     return result
+
+
+def _inside(path: Path, top: Path) -> bool:
+    return (path.parent.resolve() / path.name).is_relative_to(top)
 
 
 def _rel(top: Path, path: Path) -> str:

@@ -113,3 +113,28 @@ def test_vendor_commit_after_a_killed_run_left_an_object_finishes(tmp_path: Path
     client.write_text(client.read_text() + "\n# mine\n")
     refused = plait(setup.ws, "vendor", "svc-a", "--commit")
     assert refused.returncode == 2 and "uncommitted changes" in refused.stderr and "client.py" in refused.stderr
+
+
+def test_adopt_commit_of_a_lineage_puts_the_state_and_the_manifest_edit_on_the_branch(tmp_path: Path) -> None:
+    from lineage_builders import CANONICAL, FORK, MANIFEST, write_tree
+
+    ws = tmp_path / "ws"
+    write_tree(ws / "canonical" / "corelib", CANONICAL)
+    write_tree(ws / "fork" / "forklib", FORK)
+    manifest_text = MANIFEST.replace('syncs_from = "canonical"\n', 'syncs_from = "canonical"\nbase = "old/base"\n')
+    (ws / "lineages.toml").write_text(manifest_text, encoding="utf-8")
+    repo = git.Repo.init(ws)
+    repo.git.add("-A")
+    repo.index.commit("canonical and fork, a hand-kept base")
+    head = repo.head.commit.hexsha
+
+    done = plait(ws, "adopt", "fork", "--base", "HEAD", "--commit", "--json")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert repo.head.commit.hexsha == head and status(repo) == ""
+    assert (ws / "lineages.toml").read_text() == manifest_text, "the checkout's manifest is untouched"
+    (commit,) = json.loads(done.stdout)["commits"]
+    repo.git.merge("--ff-only", commit["branch"])
+    assert "base = " not in (ws / "lineages.toml").read_text(), "the manifest's edit is on the branch"
+    assert (ws / ".plait" / "state.toml").is_file()
+    assert plait(ws, "status").returncode == 0
