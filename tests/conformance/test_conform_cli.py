@@ -14,18 +14,12 @@ from click.testing import CliRunner
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
-from plait.conformance import ConformReport, conform, load_scenarios, workspace_targets
+from plait.conformance import ConformReport, load_scenarios
 from plait.workspace import Workspace, copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))
-
-
-@pytest.fixture(scope="module")
-def bundled() -> ConformReport:
-    """The full matrix on the bundled workspace, as the repository has it."""
-    return conform(workspace_targets(Workspace.load(WORKSPACE)), load_scenarios())
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +82,19 @@ def test_the_exit_code_follows_the_copies(bundled: ConformReport) -> None:
 def test_exit_0_when_every_copy_conforms() -> None:
     result = run("cpersona", "--scenario", "ok", "--scenario", "refused", "--scenario", "advisory-*")
     assert result.exit_code == 0, result.stdout
-    assert "cpersona  refused  pass" in result.stdout.splitlines()
+    assert result.stdout.splitlines()[:2] == [
+        "canonical is the reference: 12/12 pass",
+        "cpersona behaves like canonical on 12/12",
+    ]
     *_, summary, workspace = result.stdout.splitlines()
     assert summary.startswith("2 of 2 copies conform to 12 scenarios")
     assert workspace == f"workspace: {WORKSPACE / 'lineages.toml'}"
 
 
-def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> None:
+def test_piped_verbose_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "plait", "conform", "--workspace", str(WORKSPACE), "--path", str(broken)]
-        + ["--scenario", "advisory-*"],
+        + ["--scenario", "advisory-*", "--verbose"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -111,7 +108,8 @@ def test_piped_output_is_one_plain_line_per_copy_and_scenario(broken: Path) -> N
         " (not one of the contract's words: fault, hint)" in lines
     )
     assert f"{broken}  advisory-not-configured  pass" in lines
-    assert lines[-2].startswith("1 of 2 copies conform to 10 scenarios")
+    assert lines[-3].startswith("1 of 2 copies conform to 10 scenarios")
+    assert lines[-2] == f"next: plait conform --path {broken} --verbose shows each scenario"
     assert f"{broken}: ran" in proc.stderr, "progress goes to stderr"
 
 
@@ -143,8 +141,10 @@ def test_junit_format_from_the_command_line_is_valid(broken: Path) -> None:
     assert 'type="contract"' in result.stdout
 
 
-def test_a_terminal_gets_the_matrix_as_a_coloured_table(broken: Path) -> None:
-    result = run("--path", str(broken), "--scenario", "advisory-fault", "--scenario", "ok", "--color", "always")
+def test_a_terminal_gets_the_matrix_as_a_coloured_table_with_verbose(broken: Path) -> None:
+    result = run(
+        "--path", str(broken), "--scenario", "advisory-fault", "--scenario", "ok", "--color", "always", "--verbose"
+    )
     assert "\x1b[" in result.stdout
     assert "FAILS" in result.stdout and "conformance" in result.stdout
     assert "contract problems:" in result.stdout
@@ -161,7 +161,7 @@ def test_exit_2_names_a_copy_that_cannot_be_imported(tmp_path: Path) -> None:
         f"plait conform: error: {package}: cannot import brokenpkg from {tmp_path}: "
         "ModuleNotFoundError: No module named 'a_module_nobody_has_installed'"
     ) in result.stderr
-    assert "canonical  ok  pass" in result.stdout, "the copies that could run are still reported"
+    assert "canonical is the reference: 1/1 pass" in result.stdout, "the copies that could run are still reported"
 
 
 @pytest.mark.parametrize(
@@ -199,4 +199,8 @@ def test_a_declared_consumer_that_is_not_vendored_yet_is_named_and_the_others_st
     assert result.exit_code == 2
     vendored = ws.dir / "consumers" / "newcomer" / "newcomer" / "_vendored" / "embedding_client"
     assert f"plait conform: error: newcomer: no vendored package at {vendored} (has it been vendored?)" in result.stderr
-    assert "canonical  ok  pass" in result.stdout.splitlines()
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "canonical is the reference: 1/1 pass",
+        f"newcomer could not run: no vendored package at {vendored} (has it been vendored?)",
+    ]

@@ -65,9 +65,10 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 def test_a_client_opened_only_with_async_with_runs_and_a_missing_keyword_is_a_skip(tmp_path: Path) -> None:
     _write(tmp_path, {"contextclient.py": CONTEXT_ONLY})
-    code, stdout, _ = conform("--path", str(tmp_path / "contextclient.py"), "--scenario", "ok", "--scenario", "*-bomb")
+    module = str(tmp_path / "contextclient.py")
+    code, stdout, _ = conform("--path", module, "--scenario", "ok", "--scenario", "*-bomb", "--verbose")
     lines = stdout.splitlines()
-    name = str(tmp_path / "contextclient.py")
+    name = module
     assert f"{name}  ok  pass" in lines, stdout
     assert f"{name}  gzip-bomb  skip  not applicable: it has no byte-budget keyword" in lines
     assert f"{name}  deflate-bomb  skip  not applicable: it has no byte-budget keyword" in lines
@@ -165,7 +166,9 @@ def test_a_client_module_that_is_not_there_is_that_copys_error(tmp_path: Path) -
     code, stdout, stderr = conform("--scenario", "ok", workspace=ws)
     assert code == 2
     assert "shaped: client_module 'embeddings' is no module of its package" in stderr
-    assert "canonical  ok  pass" in stdout.splitlines(), "the others still run"
+    assert "canonical is the reference: 1/1 pass" in stdout.splitlines(), "the others still run"
+    said = f"shaped  error  client_module 'embeddings' is no module of its package ({ws / 'shaped' / 'mcp_common'})"
+    assert said in stdout.splitlines(), "its name once, then what is wrong and where"
 
 
 def _not_a_client(root: Path) -> Path:

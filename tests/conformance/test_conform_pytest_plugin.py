@@ -19,18 +19,24 @@ from pathlib import Path
 import pytest
 from breaks import CANONICAL, broken_copy
 from upstream_shaped import shaped_copy
+from variants import ABSENT, needing_copy
+
+from plait.conformance import load_scenarios
 
 # What the consumer writes, and all it writes, to get the scenarios.
 ONE_LINE = 'plait_conform = ["svc/_vendored/embedding_client"]'
 
 
-def _consumer(root: Path, broken: str | None = None) -> Path:
-    """A consumer project vendoring the canonical client (broken as `breaks.BREAKS` [*broken*] says)."""
+def _consumer(root: Path, broken: str | None = None, *, needing: bool = False) -> Path:
+    """A consumer project vendoring the canonical client (broken as `breaks.BREAKS` [*broken*] says,
+    or *needing* a module nobody installed, in api mode)."""
     vendored = root / "svc" / "_vendored"
     vendored.mkdir(parents=True)
     (root / "svc" / "__init__.py").write_text("")
     (vendored / "__init__.py").write_text("")
-    if broken is None:
+    if needing:
+        needing_copy(vendored)
+    elif broken is None:
         shutil.copytree(CANONICAL, vendored / "embedding_client", ignore=shutil.ignore_patterns("__pycache__"))
     else:
         broken_copy(vendored, broken)
@@ -86,6 +92,19 @@ def test_a_copy_breaking_the_contract_fails_its_scenario_with_the_problem(tmp_pa
     )
     assert "FAILED plait-conform::advisory-fault[svc/_vendored/embedding_client]" in proc.stdout
     assert "PASSED plait-conform::advisory-not-configured[svc/_vendored/embedding_client]" in proc.stdout
+
+
+def test_a_module_missing_from_the_test_environment_skips_the_scenarios_that_need_it(tmp_path: Path) -> None:
+    proc = _pytest(
+        _consumer(tmp_path, needing=True), "--plait-conform-scenario", "api-*", "--plait-conform-scenario", "ok"
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert "PASSED plait-conform::ok[svc/_vendored/embedding_client]" in proc.stdout
+    api = len(load_scenarios().named(["api-*"]).scenarios)
+    skipped = next(line for line in proc.stdout.splitlines() if line.startswith(f"SKIPPED [{api}] "))
+    assert f"not checked here: needs {ABSENT}, which is not installed where plait runs" in skipped
+    assert f"-m pip install {ABSENT}" in skipped
+    assert "failed" not in proc.stdout.splitlines()[-1]
 
 
 @pytest.mark.parametrize(

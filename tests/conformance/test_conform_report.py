@@ -13,6 +13,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from breaks import BREAKS
+from markdown_tables import tables
 from xsd_subset import read_schema, validate
 
 from plait.conformance import ConformReport, to_junit, to_markdown
@@ -68,21 +70,33 @@ def test_json_report_shape(broken_matrix: ConformReport) -> None:
     assert copy["problems"]["contract"] == sum(p["tier"] == "contract" for r in copy["results"] for p in r["problems"])
 
 
-def test_markdown_matrix(broken_matrix: ConformReport) -> None:
+def test_markdown_has_a_row_per_copy_then_what_needs_attention(broken_matrix: ConformReport) -> None:
     text = to_markdown(broken_matrix)
     assert text.startswith("## plait conform: 1 of 11 copies conform to 11 scenarios")
-    assert "| scenario | tier | `canonical` | `not-attempted` | `leaky` |" in text
-    header = next(line for line in text.splitlines() if line.startswith("| scenario |"))
-    row = next(line for line in text.splitlines() if line.startswith("| `advisory-fault` |"))
-    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
-    assert cells[" `canonical` "] == cells[" `leaky` "] == " ✅ "
-    assert cells[" `error-not-fault` "] == cells[" `stale` "] == " ❌ "
-    assert "| `no-deadline` | **no** | 0 | 1 | 0 | 0 |" in text, "the counts per tier, in their own columns"
-    # Grouped by tier, contract first.
-    contract, safety = text.index("### Contract"), text.index("### Safety")
-    assert contract < text.index("- error-not-fault: advisory-fault → advisory 1: severity=error, canonical says fault")
-    assert safety < text.index("- no-deadline: drip-body → still running after")
-    assert contract < safety
+    (table,) = tables(text)
+    rows = {row["copy"]: row for row in table}
+    assert list(rows) == [copy.target.name for copy in broken_matrix.copies]
+    assert rows["canonical"]["verdict"] == "reference"
+    assert rows["stale"]["verdict"] == "fails: stale"
+    assert {rows[name]["verdict"] for name in BREAKS if name != "stale"} == {"fails"}
+    no_deadline = rows["no-deadline"]
+    counts = [no_deadline[tier] for tier in ("contract", "safety", "parity", "environment")]
+    assert counts == ["0", "1", "0", "0"], "the counts per tier, in their own columns"
+    # What needs attention, copy by copy, each problem once with the scenarios it showed in.
+    attention = text.split("### Needs attention", 1)[1]
+    fault = "- `error-not-fault` **contract**: advisory 1: severity=error, canonical says fault ("
+    assert any(line.startswith(fault) and line.endswith(" (advisory-fault)") for line in attention.splitlines())
+    assert "- `no-deadline` **safety**: still running after" in attention
+    named = [line.split("`")[1] for line in attention.splitlines() if line.startswith("- `")]
+    order = [copy.target.name for copy in broken_matrix.copies]
+    assert named == sorted(named, key=order.index) and "canonical" not in named
+
+
+def test_markdown_verbose_adds_the_matrix(broken_matrix: ConformReport) -> None:
+    matrix = tables(to_markdown(broken_matrix, verbose=True))[1]
+    row = next(row for row in matrix if row["scenario"] == "advisory-fault")
+    assert row["canonical"] == row["leaky"] == "✅"
+    assert row["error-not-fault"] == row["stale"] == "❌"
 
 
 def test_junit_xml_is_valid_against_the_schema_ci_servers_read(broken_matrix: ConformReport) -> None:
@@ -127,3 +141,19 @@ def test_a_copy_that_could_not_run_is_an_error_in_junit(broken_matrix: ConformRe
     assert suite is not None and suite.get("errors") == "1"
     assert suite.find("testcase/error").get("message") == "cannot import x"
     assert report.exit_code == 2
+
+
+def test_a_copy_behaves_like_the_canonical_only_where_both_pass_or_neither_runs() -> None:
+    from plait.conformance.runner import standing
+    from plait.conformance.verdicts import Problem, Verdict
+
+    passed, skipped = Verdict("pass"), Verdict("skip", reason="not applicable: it takes no uds_path")
+    failed = Verdict("fail", [Problem("contract", "ok", "ok=False, canonical says True")])
+    differs = Verdict("parity", [Problem("parity", "kind", "kind=X, canonical says Y")])
+    unchecked = Verdict("skip", [Problem("environment", "import", "needs numpy")], reason="not checked here")
+    assert [standing(passed, passed), standing(skipped, skipped)] == ["alike", "alike"]
+    assert standing(failed, passed) == "fails" and standing(differs, passed) == "differs"
+    assert standing(unchecked, passed) == "unchecked"
+    assert standing(skipped, passed) == "not_applicable"
+    assert standing(passed, skipped) == "canonical_skips"
+    assert standing(passed, failed) == "canonical_fails", "passing where the canonical fails is not behaving like it"

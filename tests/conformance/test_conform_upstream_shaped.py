@@ -1,19 +1,19 @@
-"""A copy in the real upstream's shape: conform runs it in every layout, and its five real violations stand out.
+"""A copy in the real upstream's shape: conform runs it in every layout, and its real violations stand out.
 
 The copy (`upstream_shaped`) is one module of a package that exports
 nothing, opened with ``initialize()``/``close()``, with its own keyword
-names, exception class and logging, and five violations of the contract.
-`plait conform` must run it by package directory, by module path and by
-import name; report exactly those five violations at tier contract or
-safety, and every other difference from the canonical client at parity; and
-exit 1.  With the five fixed, the same copy conforms (exit 0), its parity
-differences still listed.
+names, exception class and logging, four violations of the contract, and
+numpy imported lazily in api mode.  `plait conform` must run it by package
+directory, by module path and by import name; report exactly those four
+violations at tier contract or safety, the missing numpy at tier
+environment (not the copy's failure), and every other difference from the
+canonical client at parity; and exit 1.  With all five fixed, the same copy
+conforms (exit 0), its parity differences still listed.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from upstream_shaped import VIOLATIONS, shaped_copy
+from markdown_tables import tables
+from upstream_shaped import VIOLATIONS, hide_numpy, shaped_copy
 from xsd_subset import read_schema, validate
 
 from plait.cli import cli
@@ -29,18 +30,13 @@ from plait.cli import cli
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 FAILING = {"contract", "safety"}
+REPORTED = FAILING | {"environment"}
 MODULE = "mcp_common.embedding_client"
 
 
 def conform(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["conform", "--workspace", str(WORKSPACE), *args], catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
-
-
-NO_NUMPY = '''"""numpy is absent: importing it fails exactly as it does where it is not installed."""
-
-raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
-'''
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +48,8 @@ def shaped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     imported, whether or not this machine has it installed.
     """
     root = tmp_path_factory.mktemp("upstream-shaped")
-    hidden = root / "no-numpy"
-    (hidden / "numpy").mkdir(parents=True)
-    (hidden / "numpy" / "__init__.py").write_text(NO_NUMPY)
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hidden), os.environ.get("PYTHONPATH")])))
+        hide_numpy(root / "no-numpy", env)
         yield {"broken": shaped_copy(root / "broken"), "fixed": shaped_copy(root / "fixed", fixed=True)}
 
 
@@ -116,17 +109,20 @@ def test_every_layout_finds_the_client_module_and_its_own_keywords(broken: tuple
         }
 
 
-def test_exactly_the_five_violations_fail_at_contract_or_safety(broken: tuple[int, dict[str, Any]]) -> None:
+def test_exactly_the_violations_show_at_contract_safety_or_environment(broken: tuple[int, dict[str, Any]]) -> None:
     code, data = broken
     assert code == data["exit"] == 1
     for copy in data["copies"][1:]:
-        failing = _problems(copy, FAILING)
-        unexplained = {problem for problem in failing if _violation_of(*problem) is None}
-        assert not unexplained, f"{copy['name']}: contract or safety problems beyond the five: {unexplained}"
+        reported = _problems(copy, REPORTED)
+        unexplained = {problem for problem in reported if _violation_of(*problem) is None}
+        assert not unexplained, f"{copy['name']}: problems beyond the five: {unexplained}"
         for name, violation in VIOLATIONS.items():
-            shown = {scenario for scenario, tier, text in failing if _violation_of(scenario, tier, text) == name}
+            shown = {scenario for scenario, tier, text in reported if _violation_of(scenario, tier, text) == name}
             assert shown == violation.scenarios, (copy["name"], name, shown)
         assert not copy["conforms"]
+        assert copy["missing"] == ["numpy"]
+        statuses = {result["scenario"]: result["status"] for result in copy["results"]}
+        assert statuses["api-ok"] == statuses["api-shuffled"] == "skip", "not checked here, and not failed"
 
 
 def test_everything_else_is_parity(broken: tuple[int, dict[str, Any]]) -> None:
@@ -161,7 +157,7 @@ def test_options_go_under_the_copys_own_keywords_and_missing_hooks_are_skips(
 
 
 def test_the_same_copy_with_the_five_fixed_conforms_with_its_parity_listed(shaped: dict[str, Path]) -> None:
-    code, stdout, _ = conform("--path", str(shaped["fixed"]))
+    code, stdout, _ = conform("--path", str(shaped["fixed"]), "--verbose")
     lines = stdout.splitlines()
     assert code == 0, "\n".join(line for line in lines if " contract " in line or " safety " in line)
     name = str(shaped["fixed"])
@@ -176,8 +172,11 @@ def test_the_same_copy_with_the_five_fixed_conforms_with_its_parity_listed(shape
 def test_strict_fails_on_parity_differences(shaped: dict[str, Path]) -> None:
     code, stdout, _ = conform("--path", str(shaped["fixed"]), "--scenario", "nan", "--scenario", "ok", "--strict")
     assert code == 1
-    summary = stdout.splitlines()[-2]
+    *_, summary, step, _workspace = stdout.splitlines()
     assert summary.endswith("s") and "(--strict: they fail)" in summary
+    assert step == f"next: plait conform --path {shaped['fixed']} --verbose shows each scenario"
+    parity = f"{shaped['fixed']}  parity  kind=EmbeddingResponseError, canonical says ResponseRejected  (nan)"
+    assert parity in stdout.splitlines(), "under --strict a parity difference needs attention: it is shown"
     code, _stdout, _ = conform("--path", str(shaped["fixed"]), "--scenario", "ok", "--strict")
     assert code == 0, "a copy that does everything the canonical does passes --strict"
 
@@ -191,7 +190,7 @@ def both(shaped: dict[str, Path]) -> list[str]:
 
 
 def test_text_lists_contract_then_safety_then_parity(shaped: dict[str, Path], both: list[str]) -> None:
-    code, stdout, _ = conform(*both)
+    code, stdout, _ = conform(*both, "--verbose")
     assert code == 1
     broken = str(shaped["broken"])
     tiers = [line.split("  ")[2] for line in stdout.splitlines() if line.startswith(f"{broken}  ")]
@@ -202,9 +201,14 @@ def test_text_lists_contract_then_safety_then_parity(shaped: dict[str, Path], bo
 
 def test_markdown_and_junit_keep_parity_apart(shaped: dict[str, Path], both: list[str]) -> None:
     _code, markdown, _ = conform(*both, "--format", "markdown")
-    sections = [markdown.index(f"### {tier}") for tier in ("Contract", "Safety", "Parity")]
-    assert sections == sorted(sections)
-    assert f"| `{shaped['fixed']}` | yes | 0 | 0 |" in markdown, "the fixed copy conforms, its parity counted apart"
+    rows = {row["copy"]: row for row in tables(markdown)[0]}
+    fixed, broken_row = rows[str(shaped["fixed"])], rows[str(shaped["broken"])]
+    assert fixed["verdict"] == "conforms, differs", "the fixed copy conforms, its parity counted apart"
+    assert (fixed["contract"], fixed["safety"]) == ("0", "0") and int(fixed["parity"]) > 0
+    assert broken_row["verdict"] == "fails" and int(broken_row["contract"]) > 0 and int(broken_row["safety"]) > 0
+    attention = markdown.split("### Needs attention", 1)[1]
+    assert "**contract**" in attention and "**safety**" in attention
+    assert "**parity**" not in attention, "parity differences fail nothing: they are not what needs attention"
     code, junit, _ = conform(*both, "--format", "junit")
     assert code == 1
     assert validate(junit, read_schema(Path(__file__).with_name("junit.xsd"))) == []

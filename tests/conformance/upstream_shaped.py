@@ -7,9 +7,10 @@ with ``initialize()``/``close()``, takes ``max_response_bytes``,
 ``max_dimension``, ``max_batch_size`` and ``expected_dimension``, names its
 refusals ``EmbeddingResponseError(ValueError)``, logs
 ``"Embedding request failed: %s"`` with the exception, and imports numpy
-lazily in api mode.  It breaks the contract in exactly the five ways the
-real copy was found to (`VIOLATIONS`); everything else it does differently
-from the canonical client is parity.
+lazily in api mode.  It breaks the contract in exactly the four ways the
+real copy was found to, and raises where numpy is not installed
+(`VIOLATIONS`: that one is the environment's, not the copy's); everything
+else it does differently from the canonical client is parity.
 
 `FIXES` repairs each violation by replacing whole functions with libcst, as
 a maintainer's patch would; `shaped_copy` writes the copy, broken or fixed,
@@ -19,6 +20,7 @@ nothing, so a fix that stopped applying fails loudly.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from breaks import _Scoped, rewrite
 
 TEMPLATE = Path(__file__).with_name("upstream_shaped") / "mcp_common"
@@ -58,10 +61,11 @@ class Violation:
 
 
 VIOLATIONS: dict[str, Violation] = {
+    # Where numpy is not installed: the environment's gap, which fails nothing.
     "raises-without-numpy": Violation(
         frozenset({"api-ok", "api-shuffled"}),
-        r"embed_with_outcome raised ModuleNotFoundError: No module named 'numpy'$",
-        "contract",
+        r"needs numpy, which is not installed where plait runs$",
+        "environment",
     ),
     "raises-on-huge-int": Violation(frozenset({"huge-int"}), r"embed_with_outcome raised OverflowError: ", "contract"),
     "leaks-credentials": Violation(
@@ -206,6 +210,23 @@ async def initialize(self) -> None:
 """,
     ),
 )
+
+
+NO_NUMPY = '''"""numpy is absent: importing it fails exactly as it does where it is not installed."""
+
+raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+'''
+
+
+def hide_numpy(folder: Path, env: pytest.MonkeyPatch) -> None:
+    """Workers started under *env* cannot import numpy, whether or not this machine has it installed.
+
+    The copy imports numpy lazily in api mode, and a numpy the workers find
+    would hide what happens where it is not installed.
+    """
+    (folder / "numpy").mkdir(parents=True)
+    (folder / "numpy" / "__init__.py").write_text(NO_NUMPY)
+    env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])))
 
 
 def shaped_copy(folder: Path, *, fixed: bool = False) -> Path:

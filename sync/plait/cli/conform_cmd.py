@@ -22,7 +22,7 @@ from ..conformance import (
     to_markdown,
     workspace_targets,
 )
-from ..conformance.report import empty_junit
+from ..conformance.report import empty_junit, summary, summary_line
 from ..conformance.runner import JSON_SCHEMA
 from ..errors import PlaitError
 from ..workspace import CANONICAL, Workspace
@@ -126,7 +126,10 @@ def _given(paths: tuple[str, ...], imports: tuple[str, ...], from_dir: str | Non
     type=click.Choice(["text", "json", "markdown", "junit"]),
     default="text",
     show_default=True,
-    help="text: the matrix (a table, or one line per problem in a pipe); junit: for CI test reports.",
+    help=(
+        "text: a verdict per copy and what needs attention (--verbose: every scenario); markdown: a table per copy,"
+        " for a CI job summary or a pull request; junit: for CI test reports."
+    ),
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Copies run at once (default: two per core).")
 @workspace_option
@@ -152,9 +155,16 @@ def conform_command(
     each copy's outcomes against the scenario's and the canonical client's.
 
     Every problem has a tier: contract (the promise to services), safety
-    (deadline, byte budget, hostile answers) or parity (what the canonical
-    client does where the contract leaves room). A copy conforms when it has
-    no contract or safety problem.
+    (deadline, byte budget, hostile answers), parity (what the canonical
+    client does where the contract leaves room) or environment (a module the
+    copy imports is not installed where plait runs: not the copy's fault, and
+    no failure). A copy conforms when it has no contract or safety problem.
+    Where the canonical client has no embed_with_outcome, the outcome
+    contract does not apply: every copy is compared with it alone, at parity.
+
+    By default: one verdict line per copy (how many scenarios it behaves like
+    the canonical client on), then only what needs attention, then the
+    command to run next. --verbose: every scenario; --quiet: only problems.
 
     \b
     Exit codes: 0 every copy conforms (also: the workspace's canonical
@@ -194,6 +204,10 @@ def conform_command(
     _emit(report, out, fmt)
     for line in report.errors():
         out.error(line)
+    failing = [copy.target.name for copy in report.copies if copy.error is None and not copy.passes(report.strict)]
+    if failing and fmt != "text":
+        # A CI log shows stderr, not the JSON, JUnit or markdown on stdout: say there which copies failed.
+        out.line(f"plait conform: failing: {', '.join(failing)} ({summary_line(report)})", stderr=True)
     sys.exit(report.exit_code)
 
 
@@ -212,14 +226,17 @@ def _emit(report: ConformReport, out: Output, fmt: str) -> None:
         # The report carries its own schema (2): it overrides the envelope's.
         out.emit_json(report.to_json(), inputs=report.inputs)
     elif fmt == "markdown":
-        click.echo(to_markdown(report), nl=False)
+        click.echo(to_markdown(report, verbose=out.verbose), nl=False)
     elif fmt == "junit":
         click.echo(to_junit(report), nl=False)
-    elif out.out.is_terminal:
+    elif out.verbose and out.out.is_terminal:
         for part in terminal_renderables(report):
             out.out.print(part)
-    else:
+    elif out.verbose:
         for line in plain_lines(report):
             out.line(line)
-    if fmt == "text":
+    else:
+        for text, style in summary(report, quiet=out.quiet):
+            out.line(text, style)
+    if fmt == "text" and not out.quiet:
         out.workspace(report.inputs.get("workspace"))

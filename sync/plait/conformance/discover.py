@@ -33,6 +33,7 @@ __all__ = [
     "ModuleFacts",
     "client_module_of",
     "health_module_of",
+    "keeps_outcome",
     "module_facts",
     "modules_of",
 ]
@@ -154,6 +155,19 @@ def client_module_of(package_dir: Path, dotted: str) -> str:
     raise NotAnEmbeddingClient(
         f"{dotted} is not an embedding client: none of its modules defines {CLIENT}", path=str(package_dir)
     )
+
+
+def keeps_outcome(package_dir: Path) -> bool:
+    """Whether the package at *package_dir* defines ``EmbeddingClient`` with ``embed_with_outcome``.
+
+    Whether the canonical client predates the outcome contract decides how
+    stale copies are run, and every copy's worker starts at once, so the
+    source is read rather than the canonical's own run waited for.  What is
+    not a package to read is taken to keep it: the canonical's run then says.
+    """
+    if not (package_dir / "__init__.py").is_file():
+        return True
+    return any(module_facts(path).has_outcome for _name, path in modules_of(package_dir, package_dir.name))
 
 
 def health_module_of(package_dir: Path | None, dotted: str, client_module: str, client_file: Path) -> str | None:

@@ -9,7 +9,9 @@ its vendored copy::
 
 Every scenario then becomes a test item, ``plait-conform::<scenario>[<copy>]``,
 that fails with its contract or safety problems in plain words, passes, or
-is skipped where the copy lacks what the scenario needs.  A scenario where
+is skipped where the copy lacks what the scenario needs, or where a module
+it imports is not installed in the test environment (the skip names the
+module and the command that installs it).  A scenario where
 the copy only differs from the canonical client (parity: an exception's
 name, logging, a detail's wording) passes with a note: the differences are
 in the item's report section, its JUnit properties, and a summary at the end
@@ -27,11 +29,14 @@ are not added when the command line picks single tests (``file::test``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from .environment import install_hint
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -156,8 +161,11 @@ class ConformanceItem(pytest.Item):
             raise ConformanceFailure(f"the canonical client installed with plait could not run: {reference.error}")
         copy = next(c for c in report.copies if c.target.name == name)
         if copy.error is not None:
-            raise ConformanceFailure(f"{name}: {copy.error}")
+            raise ConformanceFailure(next(line for line in report.errors() if line.startswith(f"{name}: ")))
         verdict = copy.verdicts[self.scenario]
+        if verdict.unchecked:
+            # A module the copy imports is not installed in this test environment: its gap, not the copy's.
+            pytest.skip(f"{verdict.reason} ({install_hint(copy.missing, sys.executable)})")
         if verdict.status == "skip":
             pytest.skip(verdict.reason or "not applicable")
         lines = [f"{name}: {self.scenario} → [{p.tier}] {p}" for p in verdict.problems]

@@ -5,11 +5,19 @@ parallel, one process each (`worker`), and inside each process the scenarios
 run concurrently, so the whole matrix takes about as long as its slowest
 scenario (a deadline) plus a process start.  The canonical client runs too:
 every other copy is compared with what it did, as well as with the scenario.
+A canonical client without ``embed_with_outcome`` predates the outcome
+contract: then the contract does not apply, and every copy is compared
+with the canonical alone, at parity (`verdicts.judge_parity`).
+
+Each copy's verdicts are also set beside the canonical's, scenario by
+scenario (`Standing`): the headline of a report is how many scenarios a copy
+behaves like the canonical on.
 
 Exit codes follow the house rule: 0 every copy conforms, 1 a copy has a
 contract or safety problem (or, under ``strict``, any difference from the
 canonical), 2 an error (a copy that cannot be imported, a worker that
-crashed or never finished), with the copy named.
+crashed or never finished), with the copy named.  A scenario a missing
+module kept from running (tier ``environment``) fails nothing.
 """
 
 from __future__ import annotations
@@ -23,16 +31,48 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import Literal
 
-from .scenarios import ScenarioSet
+from .discover import keeps_outcome
+from .environment import install_hint
+from .scenarios import Scenario, ScenarioSet
 from .targets import Target
-from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Problem, Verdict, judge, skipped
+from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Problem, Verdict, judge, judge_parity, skipped
 from .wire import TIERS, Request, ScenarioFacts, Status, Tier, WorkerResult
 
-__all__ = ["JSON_SCHEMA", "ConformReport", "CopyResult", "conform", "default_jobs", "run_copy"]
+__all__ = [
+    "JSON_SCHEMA",
+    "STANDINGS",
+    "ConformReport",
+    "CopyResult",
+    "Standing",
+    "conform",
+    "default_jobs",
+    "run_copy",
+    "standing",
+]
 
-#: The version of `ConformReport.to_json`: 2 since problems are objects with a tier.
+#: The version of `ConformReport.to_json`: 2 since problems are objects with a tier.  Later
+#: additions (the environment tier, ``contract_applies``, ``like_canonical``) only add keys.
 JSON_SCHEMA = 2
+
+#: How a copy's verdict on one scenario stands beside the canonical client's:
+#: ``alike`` (both pass, or neither runs it), ``fails`` (a contract or safety
+#: problem), ``differs`` (parity differences only), ``unchecked`` (a missing
+#: module kept it from running), ``not_applicable`` (the canonical runs it,
+#: this copy lacks what it needs), ``canonical_skips`` (this copy runs what
+#: the canonical cannot: the sibling's uds transport), ``canonical_fails``
+#: (this copy passes where the canonical itself has a problem).
+Standing = Literal["alike", "fails", "differs", "unchecked", "not_applicable", "canonical_skips", "canonical_fails"]
+STANDINGS: tuple[Standing, ...] = (
+    "alike",
+    "fails",
+    "differs",
+    "unchecked",
+    "not_applicable",
+    "canonical_skips",
+    "canonical_fails",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -51,6 +91,11 @@ class CopyResult:
 
     keywords: which constructor keyword carried each of the contract's
     ideas in this copy (``byte_budget`` → ``max_response_bytes``).
+    absent: the module whose absence kept the copy from importing, when the
+        copy does not carry it (the environment's, not the copy's, fault).
+    reference: this is the canonical client the others are compared with.
+    standings: per scenario, how this copy stands beside the canonical
+        (empty for the reference, or when there is none).
     """
 
     target: Target
@@ -60,6 +105,9 @@ class CopyResult:
     file: str = ""
     elapsed: float = 0.0
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    absent: str | None = None
+    reference: bool = False
+    standings: dict[str, Standing] = field(default_factory=dict)
 
     def count(self, status: Status) -> int:
         return sum(v.status == status for v in self.verdicts.values())
@@ -87,6 +135,21 @@ class CopyResult:
     def stale(self) -> bool:
         return self.capabilities.get("embed_with_outcome") is False
 
+    @property
+    def missing(self) -> list[str]:
+        """Every module the environment lacked for this copy: to import it, or to run a scenario."""
+        found = {str(p.observed) for _, p in self.problems("environment") if p.observed is not None}
+        return sorted(found | ({self.absent} if self.absent else set()))
+
+    def standing(self, kind: Standing) -> int:
+        return sum(value == kind for value in self.standings.values())
+
+    def like_canonical(self) -> dict[str, int] | None:
+        """``{alike, scenarios, <standing>: n...}``: the headline's numbers, ``None`` where nothing was compared."""
+        if self.reference or not self.standings:
+            return None
+        return {"scenarios": len(self.standings), **{kind: self.standing(kind) for kind in STANDINGS}}
+
     def to_json(self) -> dict[str, object]:
         return {
             **self.target.to_json(),
@@ -96,6 +159,9 @@ class CopyResult:
             "keywords": self.keywords,
             "elapsed": self.elapsed,
             "conforms": self.conforms,
+            "reference": self.reference,
+            "missing": self.missing,
+            "like_canonical": self.like_canonical(),
             "counts": {status: self.count(status) for status in STATUSES},
             "problems": {tier: len(self.problems(tier)) for tier in TIERS},
             "results": [{"scenario": name, **verdict.to_json()} for name, verdict in self.verdicts.items()],
@@ -107,6 +173,9 @@ class ConformReport:
     """Every copy × every scenario, and what the run was asked to do.
 
     strict: parity differences fail the run too.
+    contract_applies: the canonical client has ``embed_with_outcome`` (or
+        there was none to ask); when it has not, the copies were compared
+        with it alone, at parity.
     """
 
     scenarios: ScenarioSet
@@ -114,6 +183,7 @@ class ConformReport:
     elapsed: float
     inputs: dict[str, object] = field(default_factory=dict)
     strict: bool = False
+    contract_applies: bool = True
 
     @property
     def exit_code(self) -> int:
@@ -139,13 +209,24 @@ class ConformReport:
         return self.problems(*sorted(FAILING, key=TIERS.index))
 
     def errors(self) -> list[str]:
-        return [f"{copy.target.name}: {copy.error}" for copy in self.copies if copy.error is not None]
+        """One line per copy that could not run; one the environment kept from importing says how to get it."""
+        return [
+            f"{copy.target.name}: {copy.error}"
+            + (
+                f" ({copy.absent} is not installed here: {install_hint([copy.absent], sys.executable)})"
+                if copy.absent
+                else ""
+            )
+            for copy in self.copies
+            if copy.error is not None
+        ]
 
     def to_json(self) -> dict[str, object]:
         return {
             "schema": JSON_SCHEMA,
             "exit": self.exit_code,
             "strict": self.strict,
+            "contract_applies": self.contract_applies,
             "elapsed": self.elapsed,
             "scenarios": [
                 {"name": s.name, "about": s.about, "kind": s.kind, "mode": s.mode, "server": s.server, "tier": s.tier}
@@ -187,14 +268,22 @@ def _worker_env(no_certificates: str) -> dict[str, str]:
     return env
 
 
-def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = None) -> WorkerResult:
-    """The facts of one copy's run, from its own subprocess (or ``{"error": ...}``)."""
+def run_copy(
+    target: Target, scenarios: ScenarioSet, *, python: str | None = None, embed_when_stale: bool = False
+) -> WorkerResult:
+    """The facts of one copy's run, from its own subprocess (or ``{"error": ...}``).
+
+    *embed_when_stale*: a copy without ``embed_with_outcome`` is called
+    through ``embed()`` (for a canonical client that predates the contract),
+    rather than only reported stale.
+    """
     if target.problem is not None:
         return {"error": target.problem}
     request: Request = {
         "target": target.to_wire(),
         "settings": scenarios.settings.to_wire(),
         "scenarios": [s.to_wire() for s in scenarios.scenarios],
+        "embed_when_stale": embed_when_stale,
     }
     limit = _hard_limit(scenarios)
     with tempfile.TemporaryDirectory(prefix="plait-conform-ca-") as no_certificates:
@@ -221,11 +310,42 @@ def run_copy(target: Target, scenarios: ScenarioSet, *, python: str | None = Non
     return result
 
 
+def standing(mine: Verdict, canonical: Verdict | None) -> Standing:
+    """How *mine* stands beside the canonical's verdict on the same scenario (``None``: it has none)."""
+    if mine.status == FAIL:
+        return "fails"
+    if mine.status == PARITY:
+        return "differs"
+    if mine.unchecked:
+        return "unchecked"
+    canonical_skips = canonical is None or canonical.status == SKIP
+    if mine.status == SKIP:
+        return "alike" if canonical_skips else "not_applicable"
+    if canonical_skips:
+        return "canonical_skips"
+    return "alike" if canonical is None or canonical.status == PASS else "canonical_fails"
+
+
+@dataclass(frozen=True)
+class _Judging:
+    """How the copies are judged: against the canonical's facts per scenario, with or without the contract."""
+
+    facts: dict[str, ScenarioFacts] | None
+    contract_applies: bool
+
+    def verdict(self, scenario: Scenario, observed: ScenarioFacts, reference: bool) -> Verdict:
+        canonical = None if reference or self.facts is None else self.facts.get(scenario.name)
+        if self.contract_applies:
+            return judge(scenario, observed, canonical)
+        return judge_parity(scenario, observed, canonical, reference=reference)
+
+
 def _result(
-    target: Target, raw: WorkerResult, scenarios: ScenarioSet, reference: dict[str, ScenarioFacts] | None
+    target: Target, raw: WorkerResult, scenarios: ScenarioSet, judging: _Judging, reference: bool
 ) -> CopyResult:
-    """Judge one copy's *raw* facts; *reference*: the canonical's facts per scenario (``None`` for itself)."""
+    """Judge one copy's *raw* facts as *judging* says; *reference*: this is the canonical client itself."""
     copy = CopyResult(target, error=raw.get("error"), elapsed=raw.get("elapsed", 0.0), file=raw.get("file", ""))
+    copy.absent, copy.reference = raw.get("missing"), reference
     if copy.error is not None:
         return copy
     copy.capabilities = raw.get("capabilities", {})
@@ -239,9 +359,20 @@ def _result(
             missing = Problem("contract", "results", "the worker returned nothing for this scenario")
             copy.verdicts[scenario.name] = Verdict(FAIL, [missing])
         else:
-            canonical = reference.get(scenario.name) if reference is not None else None
-            copy.verdicts[scenario.name] = judge(scenario, observed[scenario.name], canonical)
+            copy.verdicts[scenario.name] = judging.verdict(scenario, observed[scenario.name], reference)
     return copy
+
+
+def _stand(copies: list[CopyResult]) -> None:
+    """Set every copy's verdicts beside the reference's, where there is a reference that ran."""
+    reference = next((copy for copy in copies if copy.reference and copy.error is None), None)
+    if reference is None:
+        return
+    for copy in copies:
+        if copy is not reference and copy.error is None:
+            copy.standings = {
+                name: standing(verdict, reference.verdicts.get(name)) for name, verdict in copy.verdicts.items()
+            }
 
 
 def conform(
@@ -264,8 +395,14 @@ def conform(
     started = time.monotonic()
     workers = max(1, jobs or default_jobs())
     raws: list[WorkerResult] = [{} for _ in targets]
+    canonical = next((target for target in targets if target.kind == "canonical"), None)
+    # Read, not run: every copy starts at once, before the canonical's own run could say it.
+    through_embed = canonical is not None and canonical.problem is None and not keeps_outcome(canonical.package_dir)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        running = {pool.submit(run_copy, target, scenarios): index for index, target in enumerate(targets)}
+        running = {
+            pool.submit(run_copy, target, scenarios, embed_when_stale=through_embed): index
+            for index, target in enumerate(targets)
+        }
         for done in as_completed(running):
             index = running[done]
             raws[index] = done.result()
@@ -275,8 +412,11 @@ def conform(
         (raw for target, raw in zip(targets, raws, strict=True) if target.kind == "canonical" and "error" not in raw),
         None,
     )
-    copies = []
-    for target, raw in zip(targets, raws, strict=True):
-        facts = None if reference is None or raw is reference else reference.get("results", {})
-        copies.append(_result(target, raw, scenarios, facts))
-    return ConformReport(scenarios, copies, round(time.monotonic() - started, 3), inputs or {}, strict)
+    applies = reference is None or reference.get("capabilities", {}).get("embed_with_outcome", True)
+    judging = _Judging(None if reference is None else reference.get("results", {}), applies)
+    copies = [
+        _result(target, raw, scenarios, judging, raw is reference) for target, raw in zip(targets, raws, strict=True)
+    ]
+    _stand(copies)
+    elapsed = round(time.monotonic() - started, 3)
+    return ConformReport(scenarios, copies, elapsed, inputs or {}, strict, contract_applies=applies)

@@ -28,7 +28,7 @@ from typing import Any, cast
 from ..errors import PlaitError
 from .options import IDEAS
 from .servers import API_BEHAVIOURS, BEHAVIOURS
-from .wire import TIERS, CallWire, ExpectWire, OutcomeWire, Scalar, ScenarioWire, SettingsWire, StepWire, Tier
+from .wire import SCENARIO_TIERS, CallWire, ExpectWire, OutcomeWire, Scalar, ScenarioWire, SettingsWire, StepWire, Tier
 
 __all__ = [
     "CONTRACT_KEYS",
@@ -393,8 +393,8 @@ def _scenario(table: Any, index: int, path: Path, settings: Settings) -> Scenari
     timeout = float(reader.get("timeout", (int, float), settings.timeout))
     options = _options(reader)
     tier = reader.get("tier", str, "contract")
-    if tier not in TIERS:
-        raise reader.fail(f"'tier' is one of {', '.join(TIERS)}, not {tier!r}")
+    if tier not in SCENARIO_TIERS:
+        raise reader.fail(f"'tier' is one of {', '.join(SCENARIO_TIERS)}, not {tier!r}")
     wrap = reader.get("wrap", str)
     if wrap is not None and wrap not in _WRAPS:
         raise reader.fail(f"'wrap' is one of {', '.join(sorted(_WRAPS))}")

@@ -195,7 +195,9 @@ def _declared(ws: Workspace, name: str, kind: str, item: Copy | Consumer, force:
         if kind == "canonical":
             raise  # without the reference there is nothing to compare with
         where = item.vendor_dir if isinstance(item, Consumer) else item.root
-        return Target(name, kind, where, "", where.parent, problem=str(exc))
+        # Reports put the copy's name first: the problem says the rest once, its directory last.
+        said = exc.message.removeprefix(f"{name}: ") + (f" ({exc.path})" if exc.path else "")
+        return Target(name, kind, where, "", where.parent, problem=said)
 
 
 def workspace_targets(ws: Workspace, names: list[str] | tuple[str, ...] = (), *, force: bool = False) -> list[Target]:

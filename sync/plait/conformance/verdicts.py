@@ -22,6 +22,18 @@ Every problem carries one tier, because not every difference matters alike:
 A copy conforms when it has no contract or safety problem; parity
 differences are listed, and fail a run only when asked (``--strict``).
 
+Two more cases are nobody's broken promise:
+
+- **environment**: a scenario that could not run because a module the copy
+  does not carry is absent where plait runs (numpy, imported lazily in api
+  mode).  The copy is not at fault; the scenario is not checked here, a
+  skip that names the module (`environment`).
+- **the contract does not apply**: a canonical client that predates
+  ``embed_with_outcome`` promises no outcome, so none is held to a copy.
+  `judge_parity` compares each copy with it alone, on what both tell
+  (``embed()``'s value, the requests, a hang or a raise, the advisories),
+  every difference at parity.
+
 A call's value, ``attempted``, ``ok`` and the requests it caused are held to
 the scenario's expectation at the scenario's tier (a hostile-body scenario
 is safety, a call with no texts parity); where the scenario leaves a field
@@ -41,7 +53,7 @@ from .options import IDEAS
 from .scenarios import CONTRACT_KEYS, Expect, Scenario
 from .wire import AdvisorySummary, CallFact, ProblemJSON, Scalar, ScenarioFacts, Status, Tier
 
-__all__ = ["FAILING", "SEVERITY_WORDS", "Problem", "Verdict", "error_kind", "judge", "skipped"]
+__all__ = ["FAILING", "SEVERITY_WORDS", "Problem", "Verdict", "error_kind", "judge", "judge_parity", "skipped"]
 
 #: The two words services and agents match on.
 SEVERITY_WORDS = ("fault", "hint")
@@ -74,16 +86,26 @@ _NEEDS_WORDS = {
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing a copy did wrong, or differently: its tier, the field, both values, and the sentence."""
+    """One thing a copy did wrong, or differently: its tier, the field, both values, and the sentence.
+
+    gist: the sentence without what this run measured (``took longer than
+    its 2 s ceiling`` for ``took 2.31 s, ceiling 2 s``), so that the same
+    problem in several scenarios is said once; empty when the text is that.
+    """
 
     tier: Tier
     field: str
     text: str
     expected: Scalar = None
     observed: Scalar = None
+    gist: str = ""
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def headline(self) -> str:
+        return self.gist or self.text
 
     def to_json(self) -> ProblemJSON:
         return {
@@ -100,7 +122,9 @@ class Verdict:
     """How one copy did on one scenario, and why.
 
     status: ``pass``, ``fail`` (a contract or safety problem), ``parity``
-    (only differences from the canonical) or ``skip`` (``reason`` says why).
+    (only differences from the canonical) or ``skip`` (``reason`` says why:
+    not applicable to the copy, or not checked here, when an environment
+    problem kept the scenario from running).
     """
 
     status: Status
@@ -112,6 +136,11 @@ class Verdict:
         """The problems of *tiers*, in the order they were found."""
         return [problem for problem in self.problems if problem.tier in tiers]
 
+    @property
+    def unchecked(self) -> bool:
+        """Skipped because the environment lacks a module, not because the scenario does not apply."""
+        return self.status == SKIP and bool(self.of("environment"))
+
     def to_json(self) -> dict[str, object]:
         return {
             "status": self.status,
@@ -121,10 +150,18 @@ class Verdict:
         }
 
 
-def _status(problems: list[Problem]) -> Status:
+def _verdict(problems: list[Problem], observed: ScenarioFacts) -> Verdict:
+    """The verdict *problems* make: a failing tier fails; else a missing module leaves it unchecked."""
     if any(problem.tier in FAILING for problem in problems):
-        return FAIL
-    return PARITY if problems else PASS
+        return Verdict(FAIL, problems, observed)
+    environment = [problem for problem in problems if problem.tier == "environment"]
+    if environment:
+        return Verdict(SKIP, problems, observed, f"not checked here: {environment[0]}")
+    return Verdict(PARITY if problems else PASS, problems, observed)
+
+
+def _absent(missing: str) -> str:
+    return f"needs {missing}, which is not installed where plait runs"
 
 
 def error_kind(error: str | None) -> tuple[str, str]:
@@ -160,9 +197,11 @@ class _Judge:
         self.scenario = scenario
         self.problems: list[Problem] = []
 
-    def say(self, tier: Tier, name: str, text: str, expected: Scalar = None, observed: Scalar = None) -> None:
+    def say(
+        self, tier: Tier, name: str, text: str, expected: Scalar = None, observed: Scalar = None, gist: str = ""
+    ) -> None:
         if all(problem.text != text for problem in self.problems):
-            self.problems.append(Problem(tier, name, text, expected, observed))
+            self.problems.append(Problem(tier, name, text, expected, observed, gist))
 
     def field(
         self, tier: Tier, prefix: str, name: str, mine: Scalar, canon: Scalar, has_canon: bool, want: Scalar
@@ -185,6 +224,9 @@ class _Judge:
         if "hung" in fact:
             text = f"{prefix}{fact['hung']}: the call ignores its {self.scenario.timeout:g} s deadline"
             self.say("safety", f"{prefix}elapsed", text, self.scenario.timeout, fact.get("elapsed"))
+            return
+        if "missing" in fact:
+            self.say("environment", f"{prefix}import", f"{prefix}{_absent(fact['missing'])}", None, fact["missing"])
             return
         if "raised" in fact:
             self.say("contract", f"{prefix}raised", f"{prefix}embed_with_outcome raised {fact['raised']}")
@@ -217,6 +259,7 @@ class _Judge:
                 f"{prefix}took {elapsed:.2f} s, ceiling {expect.within:g} s",
                 expect.within,
                 elapsed,
+                f"{prefix}took longer than its {expect.within:g} s ceiling",
             )
         error = fact.get("error")
         if kind == "unrecognised":
@@ -242,6 +285,8 @@ class _Judge:
         for index, fact in enumerate(facts):
             canon = canon_facts[index] if index < len(canon_facts) else None
             self.call(index, fact, canon, endpoint)
+        if any("missing" in fact for fact in facts):
+            return  # what the calls after a missing module did, or sent, is the environment's too
         if len(facts) < len(self.scenario.calls) and not any("hung" in f or "raised" in f for f in facts):
             text = f"made {len(facts)} of {len(self.scenario.calls)} calls"
             self.say("contract", "calls", text, len(self.scenario.calls), len(facts))
@@ -328,11 +373,15 @@ def judge(scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts 
     if canonical is not None and ("stale" in canonical or "raised" in canonical or "hung" in canonical):
         canonical = None
     if observed.get("stale"):
+        # What its embed() calls did is not what the contract promises: staleness is the one problem.
         judge.say(
             "contract",
             "embed_with_outcome",
             "no embed_with_outcome: a stale copy (plait sync or plait vendor brings it)",
         )
+        return _verdict(judge.problems, observed)
+    if "missing" in observed:
+        judge.say("environment", "import", _absent(observed["missing"]), None, observed["missing"])
     elif "raised" in observed:
         judge.say("contract", "raised", f"the scenario could not run: {observed['raised']}")
     elif "hung" in observed:
@@ -351,4 +400,123 @@ def judge(scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts 
         of = _loggers(observed.get("log_unprintable_sources", []))
         text = f"a log record{of} holds control characters {' '.join(log_unprintable)}"
         judge.say("contract", "log", text, "printable lines", " ".join(log_unprintable))
-    return Verdict(_status(judge.problems), judge.problems, observed)
+    return _verdict(judge.problems, observed)
+
+
+# -- when the canonical client predates the contract ---------------------------------------------
+
+_NO_CONTRACT = "the outcome contract does not apply (the canonical client has no embed_with_outcome)"
+
+
+def _failure(facts: CallFact | ScenarioFacts) -> str | None:
+    """A hang or a raise (by the exception's type: its message may carry what differs run to run), else ``None``."""
+    if "hung" in facts:
+        return str(facts["hung"])
+    if "raised" in facts:
+        return f"raised {str(facts['raised']).partition(':')[0]}"
+    return None
+
+
+def _answer(fact: CallFact) -> str:
+    """What one call did, as ``embed()`` would have told it: a hang, a raise, or the value it returns.
+
+    A copy that has ``embed_with_outcome`` is seen through ``embed()``'s
+    promise, the value when the call is ok and ``None`` otherwise, so it
+    compares with a canonical client that has only ``embed()``.
+    """
+    failed = _failure(fact)
+    if failed is not None:
+        return failed
+    if "ok" in fact and fact["ok"] is not True:
+        return "returns None"
+    return f"returns {fact.get('value')}"
+
+
+def _untold(facts: ScenarioFacts) -> bool:
+    """Whether *facts* tell nothing to compare: a scenario that needs ``embed_with_outcome`` to run at all."""
+    return bool(facts.get("stale")) and "calls" not in facts
+
+
+def _skip(reason: str, observed: ScenarioFacts) -> Verdict:
+    return Verdict(SKIP, observed=observed, reason=reason)
+
+
+class _Likeness(_Judge):
+    """Differences from the canonical client, each at parity: without the contract it is the only measure."""
+
+    def calls_like(self, observed: ScenarioFacts, canonical: ScenarioFacts) -> None:
+        mine_all, theirs_all = observed.get("calls", []), canonical.get("calls", [])
+        for index in range(max(len(mine_all), len(theirs_all))):
+            prefix = f"call {index + 1}: " if len(self.scenario.calls) > 1 else ""
+            mine = _answer(mine_all[index]) if index < len(mine_all) else "made no call"
+            theirs = _answer(theirs_all[index]) if index < len(theirs_all) else "made no call"
+            if mine != theirs:
+                self.say("parity", f"{prefix}value", f"{prefix}{mine}, canonical {theirs}", theirs, mine)
+        mine_requests, theirs_requests = observed.get("requests"), canonical.get("requests")
+        if mine_requests != theirs_requests:
+            text = f"requests={_show(mine_requests)}, canonical says {_show(theirs_requests)}"
+            self.say("parity", "requests", text, theirs_requests, mine_requests)
+
+    def advisories_like(self, observed: ScenarioFacts, canonical: ScenarioFacts) -> None:
+        mine_all, theirs_all = observed.get("advisories", []), canonical.get("advisories", [])
+        for index in range(max(len(mine_all), len(theirs_all))):
+            prefix = f"advisory {index + 1}: "
+            mine = mine_all[index] if index < len(mine_all) else None
+            theirs = theirs_all[index] if index < len(theirs_all) else None
+            if mine is None or theirs is None:
+                if mine != theirs:
+                    said = "none" if mine is None else f"severity={mine['severity']}"
+                    canon = "none" if theirs is None else f"severity={theirs['severity']}"
+                    self.say("parity", f"advisory {index + 1}", f"{prefix}{said}, canonical says {canon}")
+                continue
+            for key in ("severity", "reason", "degraded"):
+                self.field("parity", prefix, key, mine[key], theirs[key], True, None)
+            if set(mine["keys"]) != set(theirs["keys"]):
+                extra = [f"+{k}" for k in sorted(set(mine["keys"]) - set(theirs["keys"]))]
+                gone = [f"-{k}" for k in sorted(set(theirs["keys"]) - set(mine["keys"]))]
+                text = f"{prefix}payload keys differ from the canonical's: {' '.join(extra + gone)}"
+                self.say("parity", f"advisory {index + 1} keys", text, None, " ".join(extra + gone))
+
+    def logs_like(self, observed: ScenarioFacts, canonical: ScenarioFacts) -> None:
+        leaks = observed.get("log_leaks", [])
+        if self.scenario.no_secret and leaks and not canonical.get("log_leaks"):
+            of = _loggers(observed.get("log_leak_sources", []))
+            text = f"a secret leaked into a log record{of} ({', '.join(leaks)}), the canonical's logs hold none"
+            self.say("parity", "log", text, "no secret", ", ".join(leaks))
+
+
+def judge_parity(
+    scenario: Scenario, observed: ScenarioFacts, canonical: ScenarioFacts | None, *, reference: bool = False
+) -> Verdict:
+    """The verdict on *observed* when the canonical client predates ``embed_with_outcome``.
+
+    No outcome is promised, so none is held to the copy: it is compared with
+    the canonical client's *canonical* facts alone, every difference at
+    parity.  The *reference* (the canonical itself) passes what it ran.  A
+    scenario only one side can run, or one that needs ``embed_with_outcome``
+    to run at all, is skipped, saying why; a missing module still leaves a
+    scenario unchecked.
+    """
+    judge = _Likeness(scenario)
+    missing = observed.get("missing") or next(
+        (call["missing"] for call in observed.get("calls", []) if "missing" in call), None
+    )
+    if missing is not None:
+        judge.say("environment", "import", _absent(missing), None, missing)
+        return _verdict(judge.problems, observed)
+    if _untold(observed) or (canonical is not None and _untold(canonical)):
+        return _skip(f"not applicable: {_NO_CONTRACT}", observed)
+    if reference:
+        return Verdict(PASS, observed=observed)
+    if canonical is None:
+        return _skip("not compared: the canonical client does not run this scenario", observed)
+    mine, theirs = _failure(observed), _failure(canonical)
+    if mine is not None or theirs is not None:
+        if mine != theirs:
+            judge.say("parity", "raised", f"{mine or 'ran'}, canonical {theirs or 'ran'}", theirs, mine)
+    elif scenario.kind == "advisory":
+        judge.advisories_like(observed, canonical)
+    else:
+        judge.calls_like(observed, canonical)
+    judge.logs_like(observed, canonical)
+    return _verdict(judge.problems, observed)

@@ -24,6 +24,7 @@ __all__ = [
     "OutcomeWire",
     "ProblemJSON",
     "Request",
+    "SCENARIO_TIERS",
     "Scalar",
     "ScenarioFacts",
     "ScenarioWire",
@@ -37,10 +38,13 @@ __all__ = [
 ]
 
 #: What a problem puts at stake: the contract services rely on, the safety of
-#: the service, or only sameness with the canonical client.
-Tier = Literal["contract", "safety", "parity"]
+#: the service, only sameness with the canonical client, or nothing of the
+#: copy's at all: a module the environment lacks (numpy, where plait runs).
+Tier = Literal["contract", "safety", "parity", "environment"]
 #: The tiers in the order reports list them.
-TIERS: tuple[Tier, ...] = ("contract", "safety", "parity")
+TIERS: tuple[Tier, ...] = ("contract", "safety", "parity", "environment")
+#: The tiers a scenario may hold its expectations at: the environment is no expectation.
+SCENARIO_TIERS: tuple[Tier, ...] = ("contract", "safety", "parity")
 
 #: ``pass``: no problem; ``fail``: a contract or safety problem; ``parity``:
 #: only differences from the canonical client; ``skip``: not applicable.
@@ -123,6 +127,9 @@ class Request(TypedDict):
     target: TargetWire
     settings: SettingsWire
     scenarios: list[ScenarioWire]
+    #: A copy without ``embed_with_outcome`` is called through ``embed()`` (the canonical predates the
+    #: contract too, so that is what copies are compared on); else it is only reported stale.
+    embed_when_stale: bool
 
 
 class CallFact(TypedDict, total=False):
@@ -138,6 +145,8 @@ class CallFact(TypedDict, total=False):
     logged: bool
     hung: str
     raised: str
+    #: The module whose absence *raised* reports, when the copy does not carry it (`environment`).
+    missing: str
 
 
 class AdvisorySummary(TypedDict):
@@ -156,8 +165,10 @@ class ScenarioFacts(TypedDict, total=False):
     endpoint: str
     requests: int
     advisories: list[AdvisorySummary | None]
+    #: The copy has no ``embed_with_outcome``; its calls (if any) went through ``embed()``.
     stale: bool
     raised: str
+    missing: str
     hung: str
     log_leaks: list[str]
     log_unprintable: list[str]
@@ -169,6 +180,8 @@ class WorkerResult(TypedDict, total=False):
     """One copy's run, or the error that kept it from running."""
 
     error: str
+    #: The module whose absence kept the copy from importing, when the copy does not carry it.
+    missing: str
     file: str
     capabilities: dict[str, bool]
     keywords: dict[str, str]

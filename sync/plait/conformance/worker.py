@@ -13,14 +13,19 @@ normalised (the value's shape, attempted/ok, the evidence line's type, the
 wall time, whether a secret showed in the error or the logs, whether the
 line is printable), and `verdicts` compares that with the scenario and with
 the canonical client.  It imports nothing of plait but the servers and the
-standard-library modules `wire` and `options`, and httpx only when a
-scenario wraps a transport, so it measures the copy alone.
+standard-library modules `wire`, `options` and `environment`, and httpx only
+when a scenario wraps a transport, so it measures the copy alone.  A copy
+that raises because a module is absent is told apart (`environment`): the
+module is named, so that a numpy missing where plait runs is not scored
+against the copy.
 
 A copy is taken as it is built: the module holding ``EmbeddingClient`` is
 imported (the runner found it by reading the source), each option a
 scenario sets goes under the keyword the copy's constructor takes for it,
 and the client is opened with ``async with`` or ``initialize()`` and closed
-the same way.
+the same way.  A copy without ``embed_with_outcome`` is called through
+``embed()``, so that copies which all predate the outcome contract can still
+be compared on what they return.
 
 Everything sent back is normalised so that copies compare: the servers'
 ephemeral ports become ``{host}``, the socket directory ``{uds}``, and a
@@ -48,6 +53,7 @@ from types import ModuleType, SimpleNamespace
 from typing import Any, cast
 from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlsplit
 
+from .environment import missing_in_evidence, missing_module
 from .options import IDEAS, keyword_for
 from .servers import EmbeddingServer, api_vector_for, closed_port, vector_for
 from .wire import (
@@ -290,11 +296,15 @@ class _Copy:
     """The imported copy and what it can do, found by looking at it, never by its name.
 
     *module* holds ``EmbeddingClient``; *health_module*, when the copy has
-    one, ``EmbeddingHealth``.  Which constructor keyword carries each of the
-    contract's ideas comes from the client's signature (`options`).
+    one, ``EmbeddingHealth``; *package_dir* is where the copy lives, which
+    tells its own modules from the environment's.  Which constructor keyword
+    carries each of the contract's ideas comes from the client's signature
+    (`options`).
     """
 
-    def __init__(self, module: str, health_module: str | None) -> None:
+    def __init__(self, module: str, health_module: str | None, package_dir: str) -> None:
+        self.import_name = module
+        self.package_dir = package_dir
         self.module = importlib.import_module(module)
         client = getattr(self.module, "EmbeddingClient", None)
         if not inspect.isclass(client):
@@ -315,6 +325,14 @@ class _Copy:
             "health": self.health is not None and inspect.isclass(getattr(self.health, "EmbeddingHealth", None)),
             **{idea: idea in self.keywords for idea in IDEAS},
         }
+
+    def missing(self, exc: BaseException) -> str | None:
+        """The module *exc* says is absent, when it is the environment's and not the copy's own."""
+        return missing_module(exc, self.import_name, self.package_dir)
+
+    def missing_in(self, error: str) -> str | None:
+        """The module an outcome's evidence says is absent, when it is the environment's."""
+        return missing_in_evidence(error, self.import_name, self.package_dir)
 
     def outcome(self, fields: OutcomeWire) -> object:
         """An outcome given as data, built with the copy's own `EmbedOutcome` when it has one."""
@@ -338,16 +356,21 @@ class _Setup:
     server: EmbeddingServer | None = None
     endpoint: str = ""
     spellings: set[str] = field(default_factory=set)
-    failed: str | None = None
+    failed: ScenarioFacts | None = None
     entered: bool = False
 
 
 class _Run:
-    def __init__(self, copy: _Copy, servers: _Servers, settings: SettingsWire, capture: _Capture) -> None:
+    def __init__(
+        self, copy: _Copy, servers: _Servers, settings: SettingsWire, capture: _Capture, embed_when_stale: bool
+    ) -> None:
         self.copy = copy
         self.servers = servers
         self.settings = settings
         self.capture = capture
+        # A stale copy goes through embed() only where that is what copies are compared on.
+        self.through_embed = embed_when_stale and not copy.capabilities["embed_with_outcome"]
+        self.stale = not copy.capabilities["embed_with_outcome"]
 
     def arguments(self, scenario: ScenarioWire, url: str, socket_path: str) -> dict[str, object]:
         """The constructor's keywords for *scenario*: the contract's, and each option under the copy's own name."""
@@ -378,8 +401,8 @@ class _Run:
         """
         url, socket_path, server = self.servers.url_for(scenario)
         setup = _Setup(scenario, server=server, endpoint=_safe_endpoint(url))
-        if not self.copy.capabilities["embed_with_outcome"] and scenario["kind"] == "call":
-            return setup  # a stale copy: nothing to call
+        if self.stale and not self.through_embed and scenario["kind"] == "call":
+            return setup  # a stale copy, only reported as such: nothing to call
         secrets = _secrets_of(url, scenario["api_key"], scenario["secrets"])
         setup.spellings = set().union(*(secret_spellings(s) for s in secrets))
         _SCENARIO.set(scenario["name"])
@@ -394,8 +417,20 @@ class _Run:
             elif initialize is not None:
                 await initialize()
         except Exception as exc:  # a copy whose constructor refuses the contract's arguments
-            setup.failed = self.servers.normalise(_masked(_describe(exc), setup.spellings))
+            setup.failed = self.raised(exc, setup)
         return setup
+
+    def described(self, exc: BaseException, setup: _Setup) -> tuple[str, str | None]:
+        """What *exc* was, fit for a report, and the module it says is absent when that is the environment's."""
+        return self.servers.normalise(_masked(_describe(exc), setup.spellings)), self.copy.missing(exc)
+
+    def raised(self, exc: BaseException, setup: _Setup) -> ScenarioFacts:
+        """A scenario that could not run past *exc*."""
+        text, missing = self.described(exc, setup)
+        facts: ScenarioFacts = {"raised": text}
+        if missing is not None:
+            facts["missing"] = missing
+        return facts
 
     async def guarded(self, awaitable: Any) -> tuple[Any, float, str | None]:
         """(result, seconds, why it did not finish) of one call, given up on at the guard."""
@@ -421,6 +456,9 @@ class _Run:
             fact["leaks"] = sorted({_how(form) for form in _leaks(text, setup.spellings)})
             fact["unprintable"] = _unprintable(text)
             fact["error"] = self.servers.normalise(_masked(text, setup.spellings))
+            missing = self.copy.missing_in(text)
+            if missing is not None:
+                fact["missing"] = missing
         return fact
 
     async def scenario(self, setup: _Setup) -> ScenarioFacts:
@@ -430,13 +468,13 @@ class _Run:
         raw_errors: list[str | None] = []
         try:
             if setup.failed is not None:
-                result: ScenarioFacts = {"raised": setup.failed}
+                result: ScenarioFacts = setup.failed
             elif scenario["kind"] == "advisory":
                 result = await self.advisory(setup)
             else:
                 result = await self.calls(setup, raw_errors)
         except Exception as exc:  # a copy that breaks the runner's own calls: a finding for this scenario only
-            result = {"raised": self.servers.normalise(_masked(_describe(exc), setup.spellings))}
+            result = self.raised(exc, setup)
         finally:
             await _close(setup)
         logs = self.capture.records.get(scenario["name"], [])
@@ -453,32 +491,47 @@ class _Run:
         return result
 
     async def calls(self, setup: _Setup, raw_errors: list[str | None]) -> ScenarioFacts:
-        """Every call of *setup*'s scenario, in order; *raw_errors* gets each call's error as the copy wrote it."""
-        if not self.copy.capabilities["embed_with_outcome"]:
+        """Every call of *setup*'s scenario, in order; *raw_errors* gets each call's error as the copy wrote it.
+
+        A stale copy (no ``embed_with_outcome``) is only reported stale,
+        unless the canonical client predates the outcome contract too: then
+        it is called through ``embed()``, whose value is what the copies are
+        compared on.
+        """
+        stale = self.stale
+        if stale and not self.through_embed:
             return {"stale": True}
         scenario = setup.scenario
         facts: list[CallFact] = []
         try:
             for call in scenario["calls"]:
                 texts = list(call["texts"])
-                answer, seconds, hung = await self.guarded(setup.client.embed_with_outcome(texts))
+                method = setup.client.embed if stale else setup.client.embed_with_outcome
+                answer, seconds, hung = await self.guarded(method(texts))
                 if hung is not None:
                     facts.append({"hung": hung, "elapsed": round(seconds, 3)})
                     break
-                value, outcome = answer
-                fact = self.observe_call(value, outcome, texts, setup)
+                if stale:
+                    fact: CallFact = {"value": _shape(answer, texts, scenario["mode"], self.servers.width)}
+                else:
+                    value, outcome = answer
+                    fact = self.observe_call(value, outcome, texts, setup)
+                    raw = getattr(outcome, "error", None)
+                    raw_errors.append(raw if isinstance(raw, str) else None)
                 fact["elapsed"] = round(seconds, 3)
-                raw = getattr(outcome, "error", None)
-                raw_errors.append(raw if isinstance(raw, str) else None)
                 facts.append(fact)
         except Exception as exc:
-            facts.append({"raised": self.servers.normalise(_masked(_describe(exc), setup.spellings))})
+            text, missing = self.described(exc, setup)
+            facts.append({"raised": text} if missing is None else {"raised": text, "missing": missing})
         sent = frozenset(t for call in scenario["calls"] for t in call["texts"])
-        return {
+        result: ScenarioFacts = {
             "calls": facts,
             "endpoint": self.servers.normalise(setup.endpoint),
             "requests": self.servers.requests_with(setup.server, sent),
         }
+        if stale:
+            result["stale"] = True
+        return result
 
     async def advisory(self, setup: _Setup) -> ScenarioFacts:
         assert self.copy.health is not None  # advisory scenarios need health: they do not run without it
@@ -557,9 +610,15 @@ def work(request: Request) -> WorkerResult:
     started = time.monotonic()
     sys.path.insert(0, target["sys_path"])
     try:
-        copy = _Copy(target["import_name"], target["health_module"])
+        copy = _Copy(target["import_name"], target["health_module"], target["package_dir"])
     except Exception as exc:
-        return {"error": f"cannot import {target['import_name']} from {target['sys_path']}: {_describe(exc)}"}
+        failed: WorkerResult = {
+            "error": f"cannot import {target['import_name']} from {target['sys_path']}: {_describe(exc)}"
+        }
+        missing = missing_module(exc, target["import_name"], target["package_dir"])
+        if missing is not None:
+            failed["missing"] = missing
+        return failed
     where = os.path.realpath(getattr(copy.module, "__file__", "") or "")
     expected = os.path.realpath(target["package_dir"])
     if not where.startswith(expected + os.sep):
@@ -571,7 +630,7 @@ def work(request: Request) -> WorkerResult:
     settings = request["settings"]
     with ExitStack() as stack:
         servers = _Servers(settings, stack)
-        run = _Run(copy, servers, settings, capture)
+        run = _Run(copy, servers, settings, capture, request.get("embed_when_stale", False))
         wanted = [s for s in request["scenarios"] if _applies(s, copy.capabilities)]
         results = asyncio.run(_run_all(run, wanted))
     return {
