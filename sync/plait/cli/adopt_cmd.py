@@ -40,6 +40,12 @@ __all__ = ["adopt_command"]
 )
 @click.option("--force", is_flag=True, help="Replace a base already recorded.")
 @click.option("--dry-run", is_flag=True, help="Say which base would be recorded; write nothing.")
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="Write no checkout: commit the lock (and the store) on plait/adopt-NAME-<base> branches, by plumbing.",
+)
+@click.option("--push", is_flag=True, help="Like --commit, then push each branch to its repository's origin.")
 @workspace_option
 @output_options("adopt")
 @reports_errors
@@ -49,6 +55,8 @@ def adopt_command(
     max_revisions: int | None,
     force: bool,
     dry_run: bool,
+    commit: bool,
+    push: bool,
     ws: Callable[[], Workspace],
     out: Output,
 ) -> None:
@@ -85,7 +93,15 @@ def adopt_command(
     workspace = ws()
     try:
         result = adopt(
-            workspace, name, base, force=force, dry_run=dry_run, max_revisions=max_revisions, choose=_chooser(out)
+            workspace,
+            name,
+            base,
+            force=force,
+            dry_run=dry_run,
+            max_revisions=max_revisions,
+            choose=_chooser(out),
+            commit=commit,
+            push=push,
         )
     except AmbiguousBase as exc:
         if out.as_json:
@@ -141,6 +157,8 @@ def _report(workspace: Workspace, result: AdoptResult, out: Output, *, dry_run: 
             for edit in result.local_edits:
                 if edit.file == file:
                     out.line(f"      {edit.text}")
+    for published in result.published:
+        out.line(f"  committed on {published['branch']}@{published['commit'][:7]} in {published['repository']}")
     for note in result.notes:
         out.line(f"  note: {note}")
     out.workspace(workspace.manifest)
