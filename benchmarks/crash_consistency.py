@@ -1,28 +1,32 @@
-"""Kill plait at every file mutation and prove a rerun mends the workspace (issue 14).
+"""Kill plait at every file mutation and prove a rerun mends the workspace (issues 14 and 23).
 
-For `plait sync` and `plait vendor --all`, each on its own copy of the
-bundled workspace (a committed git repository), this:
+For `plait sync` and `plait vendor --all`, and for `sync --commit`,
+`vendor --all --commit` and `vendor --all --push` (issue 23, item 11), each
+on its own copy of the bundled workspace (a committed git repository), this:
 
 1. runs the command once, uninterrupted, and records the resulting tree and
    `plait check`'s exit code;
 2. runs it once more on a fresh copy with an audit hook that counts the
    file mutations it makes (opens for writing, renames, removals, mkdir,
-   chmod) inside the workspace: those are the kill points;
+   chmod) inside the workspace, and, for --commit and --push, every git
+   command it starts there (a branch is made by git, not by plait's own
+   writes): those are the kill points;
 3. for every k, on a fresh copy, runs it with the hook set to SIGKILL the
    process just before its k-th mutation, then reruns the command and
    checks that the rerun exits 0, the tree equals the uninterrupted one
-   (``.git`` aside), no temporary file is left, and `plait check` exits as
-   it did after the uninterrupted run.
+   (``.git`` aside), every branch (and, for --push, every branch of the
+   remote) holds the uninterrupted run's tree, no temporary file is left,
+   and `plait check` exits as it did after the uninterrupted run.
 
 Random delays almost never land in the write step; Python's audit hooks
 (`sys.addaudithook`) find every point exactly.
 
-    python benchmarks/crash_consistency.py [--sample N] [--commands sync,vendor]
+    python benchmarks/crash_consistency.py [--sample N] [--commands sync,vendor,sync-commit,...]
 
 ``--sample N`` tries N kill points spread over the range (first and last
 included) instead of all of them; the test suite runs a sample.  Prints
-``crash: sync a/b, vendor c/d kills recovered`` and exits 1 if any kill was
-not recovered.
+``crash: sync a/b, vendor c/d, … kills recovered`` and exits 1 if any kill
+was not recovered.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ HOOK = r"""
 import os, signal, sys
 ROOT = os.environ["CRASH_ROOT"]
 KILL_AT = int(os.environ.get("CRASH_KILL_AT", "0"))
+GIT_TOO = os.environ.get("CRASH_SUBPROCESS") == "1"
 COUNT_FILE = os.environ.get("CRASH_COUNT_FILE")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 seen = [0]
@@ -67,6 +72,8 @@ def mutating(event, args):
     if event in ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.truncate", "os.link",
                  "os.symlink", "shutil.rmtree"):
         return inside(args[0])
+    if event == "subprocess.Popen" and GIT_TOO:
+        return inside(args[2] if args[2] is not None else os.getcwd())
     return False
 
 def hook(event, args):
@@ -144,8 +151,43 @@ def plait(root: Path, args: list[str], *, hook: dict[str, str] | None = None) ->
         argv = [sys.executable, "-m", "plait", "--workspace", workspace, *args]
         return subprocess.run(argv, capture_output=True, text=True, env=_env(), timeout=600)
     argv = [sys.executable, "-c", HOOK, "--workspace", workspace, *args]
-    env = _env({"CRASH_ROOT": str(root), **hook})
+    publishing = "--commit" in args or "--push" in args
+    env = _env({"CRASH_ROOT": str(root), "CRASH_SUBPROCESS": "1" if publishing else "0", **hook})
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+
+
+def branches(root: Path) -> dict[str, str]:
+    """Each branch of the copy's repository and of its remote (if any) → the tree it holds."""
+    out: dict[str, str] = {}
+    for where, repo in (("local", root), ("remote", origin_of(root))):
+        if not (repo / "HEAD").exists() and not (repo / ".git").exists():
+            continue
+        listed = subprocess.run(
+            ["git", "-C", str(repo), "for-each-ref", "--format=%(refname:short) %(tree)", "refs/heads"],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            check=True,
+        ).stdout
+        for line in listed.splitlines():
+            name, tree = line.split()
+            out[f"{where}:{name}"] = tree
+    return out
+
+
+def origin_of(root: Path) -> Path:
+    return root.parent / f"{root.name}.origin.git"
+
+
+def with_origin(root: Path) -> None:
+    """A bare remote for *root*'s repository, holding its main branch, for --push."""
+    remote = origin_of(root)
+    if remote.exists():
+        shutil.rmtree(remote)
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, env=_env())
+    subprocess.run(["git", "-C", str(root), "remote", "remove", "origin"], capture_output=True, env=_env())
+    subprocess.run(["git", "-C", str(root), "remote", "add", "origin", str(remote)], check=True, env=_env())
+    subprocess.run(["git", "-C", str(root), "push", "-q", "origin", "HEAD"], check=True, env=_env())
 
 
 def pristine(folder: Path) -> Path:
@@ -183,21 +225,28 @@ def spread(points: int, sample: int | None) -> list[int]:
 
 
 def run_command(name: str, args: list[str], template: Path, folder: Path, sample: int | None) -> Outcome:
-    clean = fresh(template, folder, f"{name}-clean")
+    def copy(label: str) -> Path:
+        root = fresh(template, folder, f"{name}-{label}")
+        if "--push" in args:
+            with_origin(root)
+        return root
+
+    clean = copy("clean")
     first = plait(clean, args)
     if first.returncode != 0:
         raise SystemExit(f"{name}: the uninterrupted run failed ({first.returncode}):\n{first.stderr}")
     expected_tree = tree_of(clean)
+    expected_branches = branches(clean)
     expected_check = plait(clean, ["check"]).returncode
 
-    counted = fresh(template, folder, f"{name}-count")
+    counted = copy("count")
     count_file = folder / f"{name}.count"
     plait(counted, args, hook={"CRASH_COUNT_FILE": str(count_file)})
     points = int(count_file.read_text())
     outcome = Outcome(name, points)
     for k in spread(points, sample):
         outcome.tried.append(k)
-        root = fresh(template, folder, f"{name}-kill")
+        root = copy("kill")
         killed = plait(root, args, hook={"CRASH_KILL_AT": str(k)})
         if killed.returncode != -signal.SIGKILL:
             outcome.failures.append(f"{k}: not killed (exit {killed.returncode}): {killed.stderr.strip()[-300:]}")
@@ -215,19 +264,29 @@ def run_command(name: str, args: list[str], template: Path, folder: Path, sample
                 p for p in set(tree) & set(expected_tree) if tree[p] != expected_tree[p]
             )
             outcome.failures.append(f"{k}: the tree differs from an uninterrupted run's in {', '.join(differ[:5])}")
+        got = branches(root)
+        if got != expected_branches:
+            differ = sorted(k for k in set(got) | set(expected_branches) if got.get(k) != expected_branches.get(k))
+            outcome.failures.append(f"{k}: the branches differ from an uninterrupted run's: {', '.join(differ[:5])}")
         checked = plait(root, ["check"]).returncode
         if checked != expected_check:
             outcome.failures.append(f"{k}: plait check exited {checked}, not {expected_check}")
     return outcome
 
 
-COMMANDS = {"sync": ["sync"], "vendor": ["vendor", "--all", "--jobs", "1"]}
+COMMANDS = {
+    "sync": ["sync"],
+    "vendor": ["vendor", "--all", "--jobs", "1"],
+    "sync-commit": ["sync", "--commit"],
+    "vendor-commit": ["vendor", "--all", "--jobs", "1", "--commit"],
+    "vendor-push": ["vendor", "--all", "--jobs", "1", "--push"],
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=None, help="Kill points per command (default: every one).")
-    parser.add_argument("--commands", default="sync,vendor", help="Which commands: sync, vendor.")
+    parser.add_argument("--commands", default=",".join(COMMANDS), help=f"Which commands: {', '.join(COMMANDS)}.")
     parser.add_argument("--keep", action="store_true", help="Keep the temporary directory.")
     options = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="plait-crash-"))
@@ -235,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         template = pristine(folder)
         names = [n.strip() for n in options.commands.split(",") if n.strip()]
-        if "vendor" in names:
+        if any(n.startswith("vendor") for n in names):
             # Vendor runs on a synced, committed workspace: what CI re-vendors from.
             synced = fresh(template, folder, "synced")
             assert plait(synced, ["sync"]).returncode == 0
@@ -243,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             commit = ["git", "-C", str(synced), "-c", "user.name=crash", "-c", "user.email=crash@plait.invalid"]
             subprocess.run([*commit, "commit", "-q", "-m", "synced"], check=True, env=_env())
         for name in names:
-            base = template if name == "sync" else folder / "synced"
+            base = template if name.startswith("sync") else folder / "synced"
             outcome = run_command(name, COMMANDS[name], base, folder, options.sample)
             outcomes.append(outcome)
             for failure in outcome.failures:

@@ -65,8 +65,55 @@ def test_no_module_imports_itself_round_about() -> None:
 def test_the_merge_engine_knows_nothing_of_manifests_git_or_the_cli() -> None:
     for name, imports in GRAPH.items():
         if name.startswith("plait.merge"):
-            outside = {m for m in imports if not m.startswith("plait.merge") and m not in ("plait.errors",)}
+            # The line merge runs `git merge-file`, which, like every git command, goes through gitops.
+            allowed = ("plait", "plait.errors", "plait.gitops") if name == "plait.merge.lines" else ("plait.errors",)
+            outside = {m for m in imports if not m.startswith("plait.merge") and m not in allowed}
             assert outside == set(), f"{name} imports {sorted(outside)}"
+
+
+_RUNNERS = {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
+_SHELLS = {"system", "popen", "execv", "execvp", "execve", "execl", "execlp", "spawnv", "spawnvp"}
+
+
+def _runs_git(call: ast.Call) -> bool:
+    """Whether *call* starts git: a subprocess/os runner whose command is, or begins with, git."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name not in _RUNNERS | _SHELLS or not call.args:
+        return False
+    first = call.args[0]
+    if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
+        first = first.elts[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value == "git" or first.value.startswith("git ")
+    if isinstance(first, ast.JoinedStr) and first.values and isinstance(first.values[0], ast.Constant):
+        return str(first.values[0].value).startswith("git ")
+    return False
+
+
+def test_only_gitops_runs_git_or_uses_gitpython() -> None:
+    """Every git command runs through gitops, with its clean environment and pinned protocols:
+    anything else that starts git, or opens a repository with GitPython (which copies
+    the process environment, GIT_DIR and all), is a leak."""
+    offenders: list[str] = []
+    for name, path in MODULES.items():
+        if name == "plait.gitops":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import) and any(a.name == "git" or a.name.startswith("git.") for a in node.names):
+                offenders.append(f"{name}:{node.lineno} imports GitPython")
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "git":
+                offenders.append(f"{name}:{node.lineno} imports GitPython")
+            if isinstance(node, ast.Call) and _runs_git(node):
+                offenders.append(f"{name}:{node.lineno} runs git itself")
+    assert offenders == []
+
+
+def test_the_house_test_sees_a_git_call_and_a_gitpython_import() -> None:
+    caught = ast.parse("import subprocess\nsubprocess.run(['git', 'status'])\nfrom git import Repo\n")
+    calls = [n for n in ast.walk(caught) if isinstance(n, ast.Call)]
+    assert any(_runs_git(c) for c in calls)
+    assert not _runs_git(ast.parse("subprocess.run([sys.executable, '-m', 'x'])").body[0].value)  # type: ignore[attr-defined]
 
 
 def test_the_workflows_do_not_import_each_other_and_the_core_imports_neither() -> None:

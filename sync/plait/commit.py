@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -57,7 +58,9 @@ __all__ = [
     "Transaction",
     "WorkspaceBusy",
     "fsync_dir",
+    "read_regular",
     "recover",
+    "require_regular",
     "stage_file",
     "sweep_temps",
     "workspace_lock",
@@ -144,6 +147,52 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     fsync_dir(target.parent)
 
 
+# What an input or a target may be instead of a regular file, in the words of the error.
+_NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def require_regular(path: str, mode: int) -> None:
+    """Refuse what is not a regular file: reading a FIFO blocks, and writing "over" a device replaces it."""
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+    if os.path.islink(path):
+        raise PlaitError(f"leads to {os.path.realpath(path)}, {what}, not a regular file", path=path)
+    raise PlaitError(f"is {what}, not a regular file", path=path)
+
+
+def read_regular(path: str) -> bytes:
+    """The bytes of an input, which must be a regular file or a symlink to one.
+
+    Checked before opening (a FIFO would block the open), and again on the
+    open file, which is opened without blocking, in case the path was
+    swapped in between.
+    """
+    try:
+        require_regular(path, os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise PlaitError("no such file", path=path) from None
+    except OSError as exc:
+        raise PlaitError(exc.strerror or str(exc), path=path) from None
+    try:
+        require_regular(path, os.fstat(fd).st_mode)
+    except PlaitError:
+        os.close(fd)
+        raise
+    try:
+        with open(fd, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise PlaitError(exc.strerror or str(exc), path=path) from None
+
+
 # --------------------------------------------------------------------------
 # the lock
 
@@ -164,10 +213,7 @@ def workspace_lock(store_root: Path, *, timeout: float | None = None) -> Iterato
     import fcntl
 
     if timeout is None:
-        try:
-            timeout = float(os.environ.get(ENV_LOCK_TIMEOUT, DEFAULT_LOCK_TIMEOUT))
-        except ValueError:
-            raise PlaitError(f"${ENV_LOCK_TIMEOUT} must be a number of seconds") from None
+        timeout = lock_timeout()
     try:
         store_root.mkdir(parents=True, exist_ok=True)
         fd = os.open(store_root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
@@ -180,16 +226,39 @@ def workspace_lock(store_root: Path, *, timeout: float | None = None) -> Iterato
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise WorkspaceBusy(
-                        f"another plait run holds the workspace lock ({_holder(fd)}); waited {timeout:g} s"
-                        f" (set ${ENV_LOCK_TIMEOUT} to wait longer)",
-                        path=str(store_root),
-                    ) from None
-                time.sleep(0.05)
+                pass
+            except OSError as exc:
+                # A file system without flock (some network mounts): running
+                # unlocked could interleave two runs' writes, so refuse, named.
+                raise _os_error(exc, "lock the workspace (does its file system support flock?)", store_root) from None
+            if time.monotonic() >= deadline:
+                raise WorkspaceBusy(
+                    f"another plait run holds the workspace lock ({_holder(fd)}); waited {timeout:g} s"
+                    f" (set ${ENV_LOCK_TIMEOUT} to wait longer)",
+                    path=str(store_root),
+                ) from None
+            time.sleep(0.05)
         yield
     finally:
         os.close(fd)  # closing releases the flock
+
+
+def lock_timeout() -> float:
+    """``$PLAIT_LOCK_TIMEOUT`` (default 60): a finite number of seconds, 0 or more.
+
+    Refused otherwise, named: ``nan`` would make the deadline compare false
+    forever, ``inf`` wait forever, which is what the bound exists to prevent.
+    """
+    raw = os.environ.get(ENV_LOCK_TIMEOUT)
+    if raw is None or raw.strip() == "":
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (0 <= value < float("inf")):
+        raise PlaitError(f"${ENV_LOCK_TIMEOUT} must be a finite number of seconds, 0 or more, not {raw!r}")
+    return value
 
 
 def _holder(fd: int) -> str:
@@ -379,6 +448,9 @@ class Transaction:
     last: set[Path] = field(default_factory=set)
     created: list[Path] = field(default_factory=list)
     pruned: list[Path] = field(default_factory=list)
+    # Every object the run names, whether or not it had to be added: what a
+    # branch of the run (`--commit`) must hold.
+    named: set[str] = field(default_factory=set)
 
     def write(self, path: Path, data: str | bytes, *, last: bool = False) -> None:
         self.removes.pop(path, None)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .commit import fsync_dir, stage_file, workspace_lock, write_atomic
+from .commit import TEMP_SUFFIXES, fsync_dir, stage_file, workspace_lock, write_atomic
 from .errors import PlaitError
 from .paths import JOURNAL_NAME, STORE_DIR
 from .workspace import CANONICAL, MANIFEST, GitSpec, repository_top
@@ -1367,6 +1367,10 @@ def init(
         if exists and not force:
             raise PlaitError("a manifest is already here; pass --force to replace it whole", path=str(found.manifest))
         if not dry_run:
+            # What a killed init left: its manifest, staged and never renamed into place.
+            for stale in found.manifest.parent.glob(f".{found.manifest.name}.*{TEMP_SUFFIXES[0]}"):
+                if stale.is_file() and not stale.is_symlink():
+                    stale.unlink()
             if exists:
                 write_atomic(found.manifest, text)
             else:

@@ -277,18 +277,9 @@ class RunReport(Generic[PlanT]):
 
     def record(self, publication: Publication) -> None:
         """What `--commit` / `--push` did: each copy's branch, and where it was pushed."""
+        self.published += publication.to_json()
         for commit in publication.commits:
             repository = str(commit.repository)
-            # For CI: each branch, where it lives and where it went, to open a pull request from.
-            self.published.append(
-                {
-                    "copies": list(commit.names),
-                    "repository": repository,
-                    "branch": commit.branch,
-                    "commit": commit.sha,
-                    "pushed_to": commit.pushed_to,
-                }
-            )
             for name in commit.names:
                 self.commits[name] = f"{commit.ref} in {repository}"
                 if commit.pushed_to is not None:

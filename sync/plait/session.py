@@ -10,7 +10,10 @@ workspace, so that sync, vendor, adopt and init all run the same way:
   nothing on disk (or committed at HEAD) names any more (`prunable`);
 - `writing_run`: a dry run only reads (and refuses a workspace a killed
   run left half written: `Store.refuse_if_interrupted`), a real run does
-  all of the above.
+  all of the above;
+- `branch_run`: ``--commit``'s alternative to `commit_run`: the same
+  transaction committed on review branches by plumbing, nothing written
+  to any working tree (`plait.publish`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from typing import Protocol, TypeVar
 from .commit import Recovery, Transaction, recover, workspace_lock
 from .errors import PlaitError
 from .paths import LOCK_NAME
-from .workspace import Workspace
+from .publish import Piece, Publication, guard_clean, publish
+from .workspace import CLONES, Workspace
 
 __all__ = [
+    "branch_run",
     "commit_run",
+    "guard_run",
     "exclusive",
     "new_transaction",
     "prunable",
@@ -122,7 +128,11 @@ def _named(ws: Workspace) -> set[str] | None:
     if committed_state is not None:
         import tomlkit
 
-        keep |= State(ws.store.state_path, tomlkit.parse(committed_state.decode("utf-8"))).referenced()
+        from .toml_input import check_bounds
+
+        state_text = committed_state.decode("utf-8")
+        check_bounds(state_text, path=f"{ws.store.state_path} (committed)", what="the sync state")
+        keep |= State(ws.store.state_path, tomlkit.parse(state_text)).referenced()
     for consumer in ws.consumers.values():
         if not consumer.confine.is_dir():
             return None
@@ -140,3 +150,42 @@ def commit_run(ws: Workspace, txn: Transaction) -> list[Path]:
     """Commit *txn* by the protocol, pruning what the new state and locks no longer name."""
     ws.store.stage_gitignore(txn)
     return txn.commit(prune=lambda: prunable(ws), sweep=ws.run_folders())
+
+
+def guard_run(ws: Workspace, folders: list[Path]) -> None:
+    """Refuse `--commit` where a folder the run reads has uncommitted changes (see
+    `publish.guard_clean`); store objects nobody committed are plait's own
+    leftovers (a killed run's), not the user's changes, and are passed over."""
+    guard_clean([*folders, ws.store.root], untracked_ok=[ws.store.objects])
+
+
+def branch_run(
+    ws: Workspace, txn: Transaction, pieces: list[Piece], *, store_branch: str, store_summary: str, push: bool
+) -> Publication:
+    """Commit what *txn* would write on review branches, one per repository, writing no working tree.
+
+    Every store object the run names goes on the workspace's branch: the
+    new ones from memory, and any already on disk that HEAD does not have
+    (a kill's leftover the new lock now names), so the branch alone holds
+    every base its locks and state name.
+    """
+    ws.store.stage_gitignore(txn)
+    changes: dict[Path, bytes | None] = {path: None for path in txn.removes}
+    changes.update(txn.writes)
+    for digest, data in txn.objects.items():
+        changes[txn.object_path(digest)] = data
+    for digest in txn.named:
+        path = txn.object_path(digest)
+        if path not in changes and path.is_file():
+            changes[path] = path.read_bytes()
+    # The cache of derived files is rebuilt where it is missing: it never goes on a branch.
+    changes = {path: data for path, data in changes.items() if not path.is_relative_to(ws.store.cache)}
+    return publish(
+        pieces,
+        changes=changes,
+        store=ws.store.root,
+        store_branch=store_branch,
+        store_summary=store_summary,
+        push=push,
+        clones=ws.store.root / CLONES,
+    )

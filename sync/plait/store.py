@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import PlaitError
 from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative
+from .toml_input import check_bounds
 
 if TYPE_CHECKING:
     # tomlkit is imported where the state is read or written: `plait check`
@@ -261,7 +262,11 @@ class State:
         except OSError as exc:
             raise CorruptState(f"the sync state cannot be read: {exc.strerror or exc}", path=str(path)) from None
         try:
-            return cls(path, tomlkit.parse(raw.decode("utf-8")))
+            text = raw.decode("utf-8")
+            check_bounds(text, path=str(path), what="the sync state")
+            return cls(path, tomlkit.parse(text))
+        except PlaitError as exc:
+            raise CorruptState(exc.message, path=str(path)) from None
         except (TOMLKitError, UnicodeDecodeError) as exc:
             raise CorruptState(f"the sync state does not parse: {exc}", path=str(path)) from None
 
@@ -417,6 +422,7 @@ class Store:
         """Add *data* to *txn* unless already stored; its digest either way."""
         raw = data.encode("utf-8") if isinstance(data, str) else data
         digest = digest_of(raw)
+        txn.named.add(digest)
         if not self.has(digest):
             txn.add_object(digest, raw)
         return digest

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from .errors import PlaitError
 from .paths import LOCK_NAME, STORE_DIR, is_plain_relative
+from .toml_input import check_bounds
 
 if TYPE_CHECKING:
     import tomlkit
@@ -322,6 +323,35 @@ def _module_name(table: Mapping[str, object], key: str, where: str) -> str | Non
     return value
 
 
+# A ref as a manifest may name it: a branch, a tag or a commit, never a reflog
+# entry (``main@{1}``), a range or an option.
+_REF = re.compile(r"(?!-)(?!/)(?!.*\.\.)(?!.*@\{)[A-Za-z0-9._/+-]+(?<!/)(?<!\.lock)")
+
+
+def _git_values(spec: GitSpec, where: str) -> None:
+    """Refuse a git URL, ref or subdir that git would read as something else.
+
+    A manifest is data from a repository: its URL must not name a transport
+    that runs a command (``ext::``), and a ref or subdir must not be an
+    option (``--upload-pack=…``) or a reflog expression.
+    """
+    from .gitops import PROTOCOLS, url_protocol
+
+    protocol = url_protocol(spec.url)
+    if protocol not in PROTOCOLS or spec.url.startswith("-"):
+        raise PlaitError(
+            f"{where}: git = {spec.url!r} uses the {protocol!r} transport; plait lets git use only"
+            f" {', '.join(PROTOCOLS)}"
+        )
+    if spec.ref is not None and not _REF.fullmatch(spec.ref):
+        raise PlaitError(
+            f"{where}: ref = {spec.ref!r} is not a branch, tag or commit name (letters, digits and ._/+-,"
+            " not starting with '-', no '..' or '@{')"
+        )
+    if any(part.startswith("-") for part in spec.subdir.split("/")):
+        raise PlaitError(f"{where}: subdir {spec.subdir!r} has a part beginning with '-', which git reads as an option")
+
+
 def _relative(name: str, where: str) -> str:
     """*name* as a safe relative path inside a copy: no absolute path, no ``..``."""
     if not is_plain_relative(name):
@@ -429,6 +459,7 @@ class Workspace:
         self.fetch = True
         self._checked_out: set[str] = set()
         where = str(manifest)
+        check_bounds(text, path=where, what="the manifest")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -505,6 +536,7 @@ class Workspace:
         if "git" in table:
             ref = _str(table, "ref", where) if "ref" in table else None
             spec = GitSpec(_str(table, "git", where), ref, _str(table, "subdir", where, "."))
+            _git_values(spec, where)
             if spec.subdir != ".":
                 _relative(spec.subdir, where)
             local = None if spec.is_remote else self.dir / spec.url
@@ -728,6 +760,7 @@ class Workspace:
             self.store.confined(clones / copy.name)
             dest = clones / copy.name
             if gitops.is_complete_clone(dest):
+                gitops.check_clone_config(dest)
                 if self.fetch:
                     note = gitops.refresh(dest, spec.ref)
                     if note:
@@ -737,6 +770,15 @@ class Workspace:
             ignore = clones / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# plait's clones of copies in other repositories: never committed\n*\n", "utf-8")
+            # The subdir was resolved before the clone existed: a symlink in the
+            # fresh clone must not lead the copy anywhere else.
+            real = (dest / spec.subdir).resolve()
+            if real != copy.root or not real.is_relative_to(dest.resolve()):
+                raise PlaitError(
+                    f"{copy.name}: subdir {spec.subdir!r} is a symlink in the clone (to {real}); plait reads"
+                    " only a real directory there",
+                    path=str(dest / spec.subdir),
+                )
         self._checked_out.add(copy.name)
 
     def clone_url(self, copy: Copy | Consumer) -> str:

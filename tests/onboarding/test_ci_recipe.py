@@ -25,7 +25,7 @@ from pathlib import Path
 
 import git
 import pytest
-from real_setups import canonical_files, commit_all, make_setup, under_plait
+from real_setups import Setup, canonical_files, commit_all, make_setup
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -159,16 +159,46 @@ def run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
     )
 
 
+def onboarding_steps() -> str:
+    """The shell block of VENDORING.md's "Bringing a real setup under plait, step by step", as written."""
+    text = (REPO / "VENDORING.md").read_text(encoding="utf-8")
+    section = text[text.index("## Bringing a real setup under plait, step by step") :]
+    found = re.search(r"```sh\n(.*?)```", section, flags=re.S)
+    assert found is not None, "the onboarding steps are a sh block"
+    return found.group(1)
+
+
+def under_plait(setup: Setup, env: dict[str, str]) -> None:
+    """The setup brought under plait by the documented steps, to the letter, as a script.
+
+    Run from the directory holding the repositories, with plait installed as
+    the recipe installs it and a person's git identity; every repository
+    plait wrote in must then be clean: what the steps leave uncommitted, a
+    CI job's shallow clone would not have.
+    """
+    installed = run("python -m pip install plait", setup.root, env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    person = {
+        f"GIT_{role}_{key}": value
+        for role in ("AUTHOR", "COMMITTER")
+        for key, value in (("NAME", "A Maintainer"), ("EMAIL", "m@example.com"))
+    }
+    done = run(onboarding_steps(), setup.root, {**env, **person})
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name, repo in setup.repos.items():
+        assert repo.git.status("--porcelain", "--untracked-files=all") == "", (name, "left uncommitted by the steps")
+
+
 def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str, str], tmp_path: Path) -> None:
     blocks = recipe_blocks()
     assert sorted(blocks) == ["lineages.yml", "re-vendor.yml", "vendored.yml"]
     for block in blocks.values():
         assert "-e ." not in block and "lineages/" not in block, "the recipe names plait's own repository"
     setup = make_setup(tmp_path / "repos")
-    under_plait(setup)
     summary = tmp_path / "step-summary.md"
     env = {**runner, "HOME": str(tmp_path / "home"), "GITHUB_STEP_SUMMARY": str(summary)}
     (tmp_path / "home").mkdir()
+    under_plait(setup, env)
 
     # The lineages workflow, on a shallow clone of the workspace.
     ci = tmp_path / "ci"
@@ -219,6 +249,12 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
         assert branch in service.heads, "the consumer's branch was pushed to its own repository"
         assert branch in setup.repos["ws"].heads, "the bases' branch was pushed to the workspace's repository"
         assert pushed[branch]
+        # The consumer's own CI checks its pull request: a shallow clone of the pushed branch is green.
+        pull = ci / f"pull-{entry['consumer']}"
+        git.Repo.clone_from(f"file://{service.working_tree_dir}", pull, depth=1, branch=branch)
+        for step in run_steps(blocks["vendored.yml"]):
+            done = run(fill(step, {}), pull, env)
+            assert done.returncode == 0, (entry["consumer"], step, done.stdout, done.stderr)
     log = Path(env["GH_LOG"]).read_text()
     assert log.count("pr create") == 4, log  # two consumers: their branch, and the bases' branch each
     # Each pull request is titled with what it carries, and its body is the run's markdown report.

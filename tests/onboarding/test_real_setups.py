@@ -165,9 +165,8 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
     out = ok(pushed)
     assert not (setup.root / "ci" / "svc-a").exists(), "nothing is written outside the workspace and its clones"
     branch_a = f"plait/vendor-svc-a-{upstream[:7]}"
-    assert f"pushed {branch_a} to file://{setup.root / 'svc-a'}" in "\n".join(copy_block(out.splitlines(), "svc-a")), (
-        out
-    )
+    block_a = "\n".join(copy_block(out.splitlines(), "svc-a"))
+    assert f"pushed {branch_a}@" in block_a and f" to file://{setup.root / 'svc-a'}" in block_a, out
     svc_a = setup.repos["svc_a"]
     assert branch_a in svc_a.heads, "the branch was pushed to the service's own repository"
     assert "def backoff" in svc_a.git.show(f"{branch_a}:svc_a/_vendored_corelib/retry.py")

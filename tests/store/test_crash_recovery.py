@@ -1,6 +1,7 @@
 """A kill at any file mutation leaves a workspace the rerun mends (issue 14, defects 2 and 3).
 
-The whole sweep (every mutation point of sync and vendor) is
+The whole sweep (every mutation point of sync and vendor, and every git
+command of --commit and --push, issue 23 item 11) is
 `benchmarks/crash_consistency.py`; the suite runs a sample of it spread over
 each command's write step, plus the temp files a kill leaves.
 """
@@ -21,10 +22,13 @@ def test_a_sample_of_kills_is_recovered_by_a_rerun() -> None:
         [sys.executable, str(REPO / "benchmarks" / "crash_consistency.py"), "--sample", "4"],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "crash: sync 4/4, vendor 4/4 kills recovered" in result.stdout
+    assert (
+        "crash: sync 4/4, vendor 4/4, sync-commit 4/4, vendor-commit 4/4, vendor-push 4/4 kills recovered"
+        in result.stdout
+    )
 
 
 def test_a_successful_run_sweeps_the_temporary_files_killed_runs_left(tmp_path: Path) -> None:

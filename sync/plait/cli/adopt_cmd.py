@@ -17,7 +17,7 @@ from ..workspace import Workspace
 from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
-from .render import render_adopt
+from .render import Places, branch_steps, render_adopt
 
 __all__ = ["adopt_command"]
 
@@ -40,6 +40,12 @@ __all__ = ["adopt_command"]
 )
 @click.option("--force", is_flag=True, help="Replace a base already recorded.")
 @click.option("--dry-run", is_flag=True, help="Say which base would be recorded; write nothing.")
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="Write no checkout: commit the lock (and the store) on plait/adopt-NAME-<base> branches, by plumbing.",
+)
+@click.option("--push", is_flag=True, help="Like --commit, then push each branch to its repository's origin.")
 @workspace_option
 @output_options("adopt")
 @reports_errors
@@ -49,6 +55,8 @@ def adopt_command(
     max_revisions: int | None,
     force: bool,
     dry_run: bool,
+    commit: bool,
+    push: bool,
     ws: Callable[[], Workspace],
     out: Output,
 ) -> None:
@@ -85,7 +93,15 @@ def adopt_command(
     workspace = ws()
     try:
         result = adopt(
-            workspace, name, base, force=force, dry_run=dry_run, max_revisions=max_revisions, choose=_chooser(out)
+            workspace,
+            name,
+            base,
+            force=force,
+            dry_run=dry_run,
+            max_revisions=max_revisions,
+            choose=_chooser(out),
+            commit=commit,
+            push=push,
         )
     except AmbiguousBase as exc:
         if out.as_json:
@@ -127,7 +143,7 @@ def _report(workspace: Workspace, result: AdoptResult, out: Output, *, dry_run: 
     if dry_run:
         out.line(f"next: plait adopt {result.name}{' --base ' + result.base.short if result.base.commit else ''}")
         return
-    for line in _commit_lines(workspace, result):
+    for line in _commit_lines(workspace, result) + branch_steps(result.published, Places(workspace)):
         out.line(f"next: {line}")
     follow = f"plait vendor {result.name}" if result.kind == "consumer" else f"plait sync {result.name}"
     out.line(f"next: {follow} (merges three ways from this base)")

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
-from ..commit import write_atomic
+from ..commit import read_regular, require_regular, write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, MergeResult, merge3
 from ..merge.conflicts import Markers
@@ -193,52 +192,12 @@ def run_plain(argv: list[str]) -> None:
 _SIDE_LABEL = {"theirs": "applied", "ours": "kept", "both": "both"}
 
 
-# What an input or a target may be instead of a regular file, in the words of the error.
-_NOT_REGULAR: tuple[tuple[Callable[[int], bool], str], ...] = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _require_regular(path: str, mode: int) -> None:
-    """Refuse what is not a regular file: reading a FIFO blocks, and writing "over" a device replaces it."""
-    if stat.S_ISREG(mode):
-        return
-    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
-    if os.path.islink(path):
-        raise PlaitError(f"leads to {os.path.realpath(path)}, {what}, not a regular file", path=path)
-    raise PlaitError(f"is {what}, not a regular file", path=path)
-
-
 def _read(path: str) -> str:
-    """The text of an input, which must be a regular file or a symlink to one.
-
-    Checked before opening (a FIFO would block the open), and again on the
-    open file, which is opened without blocking, in case the path was
-    swapped in between.
-    """
+    """The text of an input, which must be a regular file or a symlink to one."""
     try:
-        _require_regular(path, os.stat(path).st_mode)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise PlaitError("no such file", path=path) from None
-    except OSError as exc:
-        raise PlaitError(exc.strerror or str(exc), path=path) from None
-    try:
-        _require_regular(path, os.fstat(fd).st_mode)
-    except PlaitError:
-        os.close(fd)
-        raise
-    try:
-        with open(fd, encoding="utf-8", newline="") as fh:
-            return fh.read()
+        return read_regular(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PlaitError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    except OSError as exc:
-        raise PlaitError(exc.strerror or str(exc), path=path) from None
 
 
 def _target(path: str) -> Path:
@@ -255,8 +214,57 @@ def _target(path: str) -> Path:
         return target  # a new file
     except OSError as exc:
         raise PlaitError(f"cannot write: {exc.strerror or exc}", path=path) from None
-    _require_regular(path, mode)
+    require_regular(path, mode)
     return target
+
+
+def _style(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
+
+
+def _one_line_ending(texts: list[str]) -> tuple[list[str], Callable[..., str]]:
+    """The three inputs with one line ending and a final newline, and how to give the result ours' again.
+
+    The merge's stages count lines by ``\\n`` and assume the last one ends:
+    a file that does not end with a newline, or ends its lines with a bare
+    ``\\r`` (old Mac) or a mix, would lose a statement at the seam.  So such
+    inputs are normalised here, at the boundary, and the result written in
+    ours' line ending (and without a final newline when neither side had one).
+    Inputs one side left as they were need nothing: the result is the
+    other side's, byte for byte.
+    """
+    base, ours, theirs = texts
+    style = _style(ours)
+    lone_cr = any("\r" in t.replace("\r\n", "") for t in texts)
+    unended = any(t and not t.endswith(("\n", "\r")) for t in texts)
+    mixed = len({_style(t) for t in texts if t}) > 1
+    if ours == base or theirs == base or not (lone_cr or unended or mixed):
+        return texts, lambda text, *, clean: text
+
+    def plain(text: str) -> str:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text if not text or text.endswith("\n") else text + "\n"
+
+    unended_sides = bool(ours) and not ours.endswith(("\n", "\r")) and not theirs.endswith(("\n", "\r"))
+
+    def restore(text: str, *, clean: bool) -> str:
+        if clean and unended_sides and text.endswith("\n"):
+            text = text[:-1]
+        return text.replace("\n", style) if style != "\n" else text
+
+    return [plain(t) for t in texts], restore
+
+
+def _never_silently_short(result: MergeResult, texts: list[str], markers: Markers) -> None:
+    """A conflicted result with no marker in it (a statement the audits found missing,
+    which they cannot point at) becomes one whole-file conflict: nothing a side
+    wrote may vanish from the file git is handed without a marker to say so."""
+    if result.clean or any(line.startswith(markers.line("ours")) for line in result.text.splitlines()):
+        return
+    from ..merge.lines import whole_file_conflict
+
+    result.text = whole_file_conflict(texts[0], texts[1], texts[2], markers).text
+    result.notes.append("the merge could not show a conflict in place, so the whole file is marked")
 
 
 def summary(result: MergeResult, out: Output) -> None:
@@ -283,7 +291,10 @@ def run(args: MergeArgs, out: Output) -> NoReturn:
     try:
         texts = [_read(p) for p in (args.base, args.ours, args.theirs)]
         target = None if args.to_stdout else _target(args.output or args.ours)
-        result = merge3(texts[0], texts[1], texts[2], budget=args.budget, markers=markers, names=names)
+        normal, restore = _one_line_ending(texts)
+        result = merge3(normal[0], normal[1], normal[2], budget=args.budget, markers=markers, names=names)
+        result.text = restore(result.text, clean=result.clean)
+        _never_silently_short(result, texts, markers)
         for note in result.notes:
             out.line(f"plait merge: {note}", stderr=True)
         written = None

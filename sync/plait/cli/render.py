@@ -296,7 +296,8 @@ def recorded_labels(ws: Workspace) -> dict[str, str]:
 def _mode(report: RunReport[Any]) -> Mode:
     if report.dry_run:
         return "dry"
-    return "written" if report.written else "held"
+    # --commit writes branches, not checkouts: what it committed is done all the same.
+    return "written" if report.written or report.published else "held"
 
 
 def run_title(report: AnyReport, command: str) -> str:
@@ -316,7 +317,10 @@ def _written_count(plan: AnyPlan) -> int:
 
 def _wrote(plan: AnyPlan, report: AnyReport, places: Places) -> str:
     """Where a copy's files went: the directory, how many, whether git tracks the new ones, the commit."""
-    if not report.written or plan.outcome in ("refused", "skipped"):
+    commit = next((e for e in report.published if plan.name in e.get("copies", ())), None)
+    committed = f"{commit['branch']}@{commit['commit'][:7]}" if commit else None
+    pushed = commit.get("pushed_to") if commit else None
+    if not (report.written or committed) or plan.outcome in ("refused", "skipped"):
         return ""
     root = places.root(plan.name)
     count = _written_count(plan)
@@ -326,10 +330,11 @@ def _wrote(plan: AnyPlan, report: AnyReport, places: Places) -> str:
     untracked = [u for u in report.untracked if Path(u).is_relative_to(root)]
     if untracked:
         text += f", {len(untracked)} new one{'s' if len(untracked) != 1 else ''} not tracked by git"
-    committed, pushed = report.commits.get(plan.name), report.pushed.get(plan.name)
     if not committed:
         return text + ", not committed"
-    return text + f", committed on {committed}" + (f", pushed {pushed}" if pushed else "")
+    if pushed:
+        return text + f", pushed {committed} to {pushed}"
+    return text + f", committed on {committed}, not in the checkout"
 
 
 def _repos_written(report: AnyReport, places: Places) -> list[Path]:
@@ -388,10 +393,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
         else:
             steps.append(f"resolve the markers, then plait vendor {plan.name}")
     if report.published:
-        for entry in report.published:
-            where = f" at {entry['pushed_to']}" if entry.get("pushed_to") else f" in {places.show(entry['repository'])}"
-            verb = "open a pull request from" if entry.get("pushed_to") else "review and merge"
-            steps.append(f"{verb} {entry['branch']}{where}")
+        steps += branch_steps(report.published, places)
     elif any(_written_count(p) for p in report.plans if p.outcome in ("synced", "vendored")):
         tops = _repos_written(report, places)
         cached = [top for top in tops if _in_clone_cache(top, places)]
@@ -399,7 +401,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
         if tops:
             diffs = ", ".join(f"{places.git(top)} diff" for top in tops)
             there = " in each" if len(tops) > 1 else ""
-            steps.append(f"{diffs}, then commit{there} (or rerun with --commit)")
+            steps.append(f"{diffs}, then commit{there}")
         if cached:
             names = ", ".join(top.name for top in cached)
             steps.append(f"rerun with --push to send what plait wrote in its clones ({names}) to their origins")
@@ -414,6 +416,22 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
     dependents = _dependents(report, places, command)
     if dependents and not report.conflicted:
         steps.append(f"plait vendor {' '.join(dependents)}")
+    return steps
+
+
+def branch_steps(published: Sequence[Mapping[str, Any]], places: Places) -> list[str]:
+    """What takes `--commit`'s branches, in the order they were made (the workspace's first:
+    a lock names bases its branch holds): a pull request where one was pushed, else the
+    fast-forward merge into the checkout, else, for plait's own clone, the push."""
+    steps: list[str] = []
+    for entry in published:
+        if entry.get("pushed_to"):
+            steps.append(f"open a pull request from {entry['branch']} at {entry['pushed_to']}")
+        elif entry.get("merge"):
+            steps.append(f"{places.git(Path(entry['repository']))} merge --ff-only {entry['branch']}")
+        else:
+            names = ", ".join(entry.get("copies", [])) or entry["branch"]
+            steps.append(f"rerun with --push to send {entry['branch']} ({names}) from plait's clone to its origin")
     return steps
 
 
@@ -570,6 +588,7 @@ def finish_run(
             for entry, plan in zip(data[key], report.plans, strict=True):
                 entry["diff"] = _repo_diff(plan, places)
         data["title"] = run_title(report, command)
+        data["next"] = _run_next(report, places, command)
         data["markdown"] = run_markdown(report, places, command=command)
         for commit in data["commits"]:
             named = [p for p in report.plans if p.name in commit["copies"]]
@@ -857,6 +876,8 @@ def render_adopt(result: AdoptResult, out: Output, *, dry_run: bool = False) -> 
             for edit in result.local_edits:
                 if edit.file == file:
                     out.line(f"      {edit.text}")
+    for published in result.published:
+        out.line(f"  committed on {published['branch']}@{published['commit'][:7]} in {published['repository']}")
     for note in result.notes:
         out.line(f"  note: {note}")
 

@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import gitops
+from ..commit import Transaction
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
-from ..session import commit_run, new_transaction, writing_run
+from ..paths import LOCK_NAME
+from ..publish import Piece
+from ..session import branch_run, commit_run, guard_run, new_transaction, writing_run
 from ..store import Snapshot, SyncRecord, digest_of
 from ..vendoring.lock import LocalEdit, read_lock
 from ..workspace import Consumer, Copy, Lineage, Workspace, excluded, read_tree
@@ -73,6 +76,8 @@ class AdoptResult:
     notes: list[str] = field(default_factory=list)
     finding: Finding | None = None
     copy_label: str = ""
+    # With --commit: each branch made (as `RunReport.published` lists them).
+    published: list[dict[str, Any]] = field(default_factory=list)
 
     def why(self) -> str:
         """Why this base: given, a sync point of the copy's history, or content (and direction)."""
@@ -109,6 +114,7 @@ class AdoptResult:
             ),
             "local_edits": [edit.to_json() for edit in self.local_edits],
             "notes": self.notes,
+            "commits": self.published,
         }
 
 
@@ -122,17 +128,33 @@ def adopt(
     max_revisions: int | None = None,
     choose: Chooser | None = None,
     budget: float = DEFAULT_BUDGET,
+    commit: bool = False,
+    push: bool = False,
 ) -> AdoptResult:
     """Record the base of lineage or consumer *name*: *base* is a directory or a revision
     of its source; without it the revision found in the histories (see
     `plait.lineage.history`).  *max_revisions* bounds the walk (the newest
     that many; none by default); *choose* is asked when two revisions are too
-    close to tell apart, and without it that is an `AmbiguousBase` error."""
+    close to tell apart, and without it that is an `AmbiguousBase` error.
+
+    commit: write nothing to any checkout; commit what adopt writes (the
+      consumer's lock in its repository, the store in the workspace's) on
+      ``plait/adopt-<name>`` branches instead; push: then push them.
+    """
+    publish = Publishing(commit or push, push)
     return writing_run(
         ws,
         dry_run=dry_run,
         run=lambda dry: _adopt(
-            ws, name, base, force=force, dry_run=dry, max_revisions=max_revisions, choose=choose, budget=budget
+            ws,
+            name,
+            base,
+            force=force,
+            dry_run=dry,
+            max_revisions=max_revisions,
+            choose=choose,
+            budget=budget,
+            publish=publish,
         ),
     )
 
@@ -151,6 +173,14 @@ class _Walked:
     select: Callable[[str], bool]
 
 
+@dataclass(frozen=True)
+class Publishing:
+    """Whether adopt commits on branches instead of writing checkouts, and pushes them."""
+
+    commit: bool = False
+    push: bool = False
+
+
 def _adopt(
     ws: Workspace,
     name: str,
@@ -161,6 +191,7 @@ def _adopt(
     max_revisions: int | None,
     choose: Chooser | None,
     budget: float,
+    publish: Publishing = Publishing(),
 ) -> AdoptResult:
     if name in ws.consumers:
         return _adopt_consumer(
@@ -172,6 +203,7 @@ def _adopt(
             max_revisions=max_revisions,
             choose=choose,
             budget=budget,
+            publish=publish,
         )
     if name not in ws.lineages:
         known = ", ".join([*ws.lineages, *ws.consumers]) or "none"
@@ -185,7 +217,20 @@ def _adopt(
         max_revisions=max_revisions,
         choose=choose,
         budget=budget,
+        publish=publish,
     )
+
+
+def _write(ws: Workspace, result: AdoptResult, txn: Transaction, pieces: list[Piece], publish: Publishing) -> None:
+    """Commit what adopt staged: to the checkouts, or (--commit) on review branches only."""
+    if not publish.commit:
+        commit_run(ws, txn)
+        return
+    branch = f"plait/adopt-{result.name}-{result.base.short}"
+    summary = f"Store: the base of {result.name} ({len(txn.objects)} object(s) added)"
+    published = branch_run(ws, txn, pieces, store_branch=branch, store_summary=summary, push=publish.push)
+    result.published = published.to_json()
+    result.notes += published.notes
 
 
 # --------------------------------------------------------------------------
@@ -202,6 +247,7 @@ def _adopt_lineage(
     max_revisions: int | None,
     choose: Chooser | None,
     budget: float,
+    publish: Publishing = Publishing(),
 ) -> AdoptResult:
     from ..vendoring.vendor import align_spelling, local_edits
 
@@ -250,8 +296,10 @@ def _adopt_lineage(
         result.notes.append(f"removed the hand-kept 'base' key of [lineages.{name}] from the manifest")
         ws.stage_manifest(txn)
     if not dry_run:
+        if publish.commit:
+            guard_run(ws, [])
         ws.store.stage_state(txn, state)
-        commit_run(ws, txn)
+        _write(ws, result, txn, [], publish)
     return result
 
 
@@ -269,6 +317,7 @@ def _adopt_consumer(
     max_revisions: int | None,
     choose: Chooser | None,
     budget: float,
+    publish: Publishing = Publishing(),
 ) -> AdoptResult:
     from ..vendoring.vendor import (
         align_spelling,
@@ -334,9 +383,16 @@ def _adopt_consumer(
     result.base = Snapshot({rel: digest_of(text) for rel, text in raw.items()}, result.base.commit)
     result.local_edits = list(plan.local_edits)
     if not dry_run:
+        if publish.commit:
+            guard_run(ws, [consumer.vendor_dir])
         txn = new_transaction(ws)
         stage_plan(ws, plan, txn)
-        commit_run(ws, txn)
+        paths = tuple(consumer.vendor_dir / f.name for f in plan.changed) + (consumer.vendor_dir / LOCK_NAME,)
+        message = (
+            f"plait adopt: {name} from {result.source}@{result.base.short}\n\nThe base {name}'s copy started from.\n"
+        )
+        branch = f"plait/adopt-{name}-{result.base.short}"
+        _write(ws, result, txn, [Piece(name, consumer.vendor_dir, branch, message, paths)], publish)
     return result
 
 

@@ -33,7 +33,7 @@ from ..commit import Transaction
 from ..errors import PlaitError
 from ..members import Texts, fold
 from ..merge import DEFAULT_BUDGET
-from ..publish import Piece, guard_clean, publish
+from ..publish import Piece
 from ..runs import (
     FilePlan,
     PlannedFiles,
@@ -45,11 +45,11 @@ from ..runs import (
     snapshot_json,
     untracked_paths,
 )
-from ..session import commit_run, exclusive, new_transaction, writing_run
+from ..session import branch_run, commit_run, exclusive, guard_run, new_transaction, writing_run
 from ..store import Snapshot, State, SyncRecord, digest_of
 from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import rewrite_tree
-from ..workspace import CLONES, Copy, Lineage, Workspace
+from ..workspace import Copy, Lineage, Workspace
 
 __all__ = [
     "LineagePlan",
@@ -338,21 +338,29 @@ def _sync(
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
         return report
+    if commit and report.conflicted:
+        # The sync state is one file: a branch cannot hold the clean lineages'
+        # records while the checkout holds the conflicted ones' resolution.
+        names = ", ".join(p.name for p in report.conflicted)
+        report.notes.append(
+            f"not committed: {names} conflicted; resolve, `plait sync --continue`, then commit what was written"
+        )
+        commit = False
     to_commit = [p for p in plans if commit and p.outcome == "synced" and p.changed]
     if commit:
-        guard_clean([*(p.lineage.root for p in to_commit), ws.store.root])
+        guard_run(ws, [p.lineage.root for p in to_commit])
     txn = new_transaction(ws)
     for plan in plans:
         if plan.outcome in ("synced", "conflicted"):
             _stage_plan(ws, state, plan, txn)
+    report.notes += ws.notes
     if txn:
         ws.store.stage_state(txn, state)
+        if commit:
+            _publish(ws, report, to_commit, txn, push=push)
+            return report
         commit_run(ws, txn)
         report.written = True
-    report.notes += ws.notes
-    if commit and txn:
-        _publish(ws, report, to_commit, txn, push=push)
-    elif report.written:
         report.untracked = untracked_paths([t for p in plans for t in _added(ws, p)])
     return report
 
@@ -375,20 +383,9 @@ def _publish(ws: Workspace, report: SyncReport, plans: list[LineagePlan], txn: T
     for plan in report.plans:
         if plan.outcome == "conflicted":
             report.notes.append(f"{plan.name}: not committed (it conflicted; resolve, then `plait sync --continue`)")
-    store_paths = ws.store.committed_paths(txn.touched())
     ids = "-".join(sorted({_source_id(p) for p in plans})) or "state"
-    pruned = len(ws.store.committed_paths(txn.pruned))
-    summary = f"Store: the new bases ({len(txn.created)} object(s) added, {pruned} pruned) and state.toml"
-    published = publish(
-        pieces,
-        store=ws.store.root,
-        store_paths=store_paths,
-        store_branch=f"plait/sync-{ids}",
-        store_summary=summary,
-        push=push,
-        clones=ws.store.root / CLONES,
-    )
-    report.record(published)
+    summary = f"Store: the new bases ({len(txn.objects)} object(s) added) and state.toml"
+    report.record(branch_run(ws, txn, pieces, store_branch=f"plait/sync-{ids}", store_summary=summary, push=push))
 
 
 def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction) -> None:

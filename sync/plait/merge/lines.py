@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from .. import gitops
 from ..errors import PlaitError
 from .conflicts import DEFAULT_MARKERS, Markers
 
@@ -95,18 +96,18 @@ def merge_lines(
             # newline="" keeps CRLF files byte-exact through the merge.
             with open(paths[label], "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
-        argv = [git, "merge-file", "-p", "--diff3", f"--marker-size={markers.size}"]
+        argv = ["-p", "--diff3", f"--marker-size={markers.size}"]
         argv += ["-L", markers.ours, "-L", markers.base, "-L", markers.theirs, *paths.values()]
         try:
-            proc = subprocess.run(argv, capture_output=True, timeout=timeout)
+            code, stdout, stderr = gitops.merge_file(argv, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise LineMergeTimeout from None
-    if proc.returncode < 0 or proc.returncode > 127:
-        message = proc.stderr.decode(errors="replace").strip()
+    if code < 0 or code > 127:
+        message = stderr.decode(errors="replace").strip()
         for label, path in paths.items():
             message = message.replace(path, named[label])
         raise PlaitError(f"git merge-file failed: {message}")
-    text = proc.stdout.decode("utf-8")
+    text = stdout.decode("utf-8")
     start = markers.line("ours")
     lines = [i + 1 for i, line in enumerate(text.splitlines()) if line == start]
     return LineMerge(text=text, conflicts=len(lines), conflict_lines=tuple(lines))

@@ -37,15 +37,12 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..commit import write_atomic
 from ..errors import PlaitError
 from ..paths import LOCK_NAME
 from .lock import find_locks
-
-if TYPE_CHECKING:
-    import git
 
 __all__ = [
     "ATTRIBUTES_HEADER",
@@ -211,10 +208,9 @@ def install_merge_driver(path: Path, *, python: str | os.PathLike[str] | None = 
     """
     from .. import gitops
 
-    repo = gitops.repo_of(path)
-    if repo is None or repo.working_tree_dir is None:
+    top = gitops.top_of(path)
+    if top is None:
         raise PlaitError("not in a git repository", path=str(path))
-    top = Path(repo.working_tree_dir).resolve()
     vendored = find_locks(path.resolve())
     if not vendored:
         raise PlaitError(
@@ -227,28 +223,35 @@ def install_merge_driver(path: Path, *, python: str | os.PathLike[str] | None = 
     install = DriverInstall(
         top, top / ".gitattributes", interpreter, driver_command(program), lock_driver_command(program)
     )
+    if install.gitattributes.is_symlink() or (install.gitattributes.exists() and not install.gitattributes.is_file()):
+        # Writing through a link would copy its target (anything on the machine)
+        # into a file the user is told to commit.
+        raise PlaitError(
+            ".gitattributes is a symlink or not a regular file; plait writes only a regular one there",
+            path=str(install.gitattributes),
+        )
     for directory in vendored:
         rel = directory.relative_to(top).as_posix()
-        if any(c.isspace() or c in '"\\' for c in rel):
-            raise PlaitError(
-                "a vendored directory whose path holds spaces or quotes cannot be named in .gitattributes",
-                path=str(directory),
-            )
         if rel == ".":
             install.patterns += [f"*.py merge={DRIVER_NAME}", f"/{LOCK_NAME} merge={LOCK_DRIVER_NAME}"]
         else:
-            install.patterns += [f"{rel}/**/*.py merge={DRIVER_NAME}", f"{rel}/{LOCK_NAME} merge={LOCK_DRIVER_NAME}"]
+            pattern = attribute_pattern(rel)
+            install.patterns += [
+                _quoted(f"{pattern}/**/*.py") + f" merge={DRIVER_NAME}",
+                _quoted(f"{pattern}/{LOCK_NAME}") + f" merge={LOCK_DRIVER_NAME}",
+            ]
+    _verify_patterns(top, install.patterns, vendored)
 
     text = install.gitattributes.read_text(encoding="utf-8") if install.gitattributes.is_file() else ""
     present = {" ".join(line.split()) for line in text.splitlines()}
-    install.added = [line for line in install.patterns if line not in present]
+    install.added = [line for line in install.patterns if " ".join(line.split()) not in present]
     wanted = {
         f"merge.{DRIVER_NAME}.name": _DESCRIPTIONS[DRIVER_NAME],
         f"merge.{DRIVER_NAME}.driver": install.driver,
         f"merge.{LOCK_DRIVER_NAME}.name": _DESCRIPTIONS[LOCK_DRIVER_NAME],
         f"merge.{LOCK_DRIVER_NAME}.driver": install.lock_driver,
     }
-    stale = {key: value for key, value in wanted.items() if _config_value(repo, key) != value}
+    stale = {key: value for key, value in wanted.items() if gitops.config_get(top, key) != value}
     if stale or install.added:
         install.checked = check_driver(program)
     if install.added:
@@ -258,15 +261,66 @@ def install_merge_driver(path: Path, *, python: str | os.PathLike[str] | None = 
     for key, value in stale.items():
         # git itself writes the value: it quotes what its config syntax
         # would otherwise read as a comment (#, ;) or an escape (", \).
-        repo.git.config("--local", "--replace-all", key, value)
+        gitops.config_set(top, key, value)
     install.config_changed = bool(stale)
     return install
 
 
-def _config_value(repo: git.Repo, key: str) -> str | None:
-    from git.exc import GitCommandError
+def attribute_pattern(rel: str) -> str:
+    """*rel* (a directory, top-relative) as a .gitattributes pattern that matches it and nothing else.
 
-    try:
-        return str(repo.git.config("--local", "--get", key))
-    except GitCommandError:
-        return None
+    git reads ``* ? [ ] \\`` as glob syntax anywhere and ``# !`` at the start
+    as a comment and a negation: each is escaped with a backslash.
+    """
+    escaped = "".join("\\" + c if c in "*?[]\\" else c for c in rel)
+    return "\\" + escaped if escaped.startswith(("#", "!")) else escaped
+
+
+def _quoted(pattern: str) -> str:
+    """A pattern holding whitespace or quotes in git's C-style double quotes (else as it is)."""
+    if not any(c.isspace() or c == '"' for c in pattern):
+        return pattern
+    inner = pattern.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n")
+    return f'"{inner}"'
+
+
+def _verify_patterns(top: Path, patterns: list[str], vendored: list[Path]) -> None:
+    """Ask git itself which files *patterns* give each driver, before anything is written.
+
+    In a scratch repository whose only attributes are *patterns*, every
+    file of *top* (tracked or not) is put to ``git check-attr``: each
+    vendored ``.py`` file must get ``merge=plait``, each lock
+    ``merge=plait-lock``, and nothing else either.  A pattern git reads
+    otherwise than plait meant is refused, named, rather than reported as
+    installed.
+    """
+    from .. import gitops
+
+    files = gitops.listed_files(top)
+    rels = [d.relative_to(top).as_posix() for d in vendored]
+
+    def inside(name: str, rel: str) -> bool:
+        return rel == "." or name.startswith(rel + "/")
+
+    expected = {}
+    for name in files:
+        for rel in rels:
+            if inside(name, rel):
+                if name.endswith(".py"):
+                    expected[name] = DRIVER_NAME
+                elif name == (LOCK_NAME if rel == "." else f"{rel}/{LOCK_NAME}"):
+                    expected[name] = LOCK_DRIVER_NAME
+    with tempfile.TemporaryDirectory(prefix="plait-attributes-") as scratch:
+        gitops.init(Path(scratch))
+        (Path(scratch) / ".gitattributes").write_text("\n".join(patterns) + "\n", encoding="utf-8")
+        got = gitops.check_attr(Path(scratch), "merge", files, isolated=True)
+    wrong = sorted(
+        name for name in files if (got.get(name) if got.get(name) != "unspecified" else None) != expected.get(name)
+    )
+    if wrong:
+        shown = ", ".join(wrong[:5]) + (f" and {len(wrong) - 5} more" if len(wrong) > 5 else "")
+        raise PlaitError(
+            f"the .gitattributes patterns for the vendored directories would not match exactly their files"
+            f" (git disagrees on {shown}); nothing was written",
+            path=str(top / ".gitattributes"),
+        )

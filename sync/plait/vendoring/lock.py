@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..errors import PlaitError
 from ..paths import LOCK_NAME, is_plain_relative
+from ..toml_input import MAX_DIGITS, check_bounds
 
 __all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
 
@@ -132,9 +133,12 @@ class Lock:
         data = _plain_toml(text)
         if data is None:
             try:
+                check_bounds(text, path=path, what="the lock")
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError as exc:
                 raise CorruptLock(f"the lock does not parse: {exc}", path=path) from None
+            except PlaitError as exc:
+                raise CorruptLock(exc.message, path=path) from None
         fmt = data.get("lock")
         if not isinstance(fmt, int) or isinstance(fmt, bool):
             raise CorruptLock("not a plait lock: 'lock' (its format number) is missing", path=path)
@@ -321,6 +325,8 @@ def _plain_value(spelled: str) -> object:
         number, _, rest = spelled.partition(" ")
         if not number.isdigit() or not number.isascii() or (number.startswith("0") and number != "0"):
             raise _NotPlain
+        if len(number) > MAX_DIGITS:
+            raise _NotPlain  # `check_bounds` names it; int() would raise past the interpreter's limit
         value: object = int(number)
     else:
         end = spelled.find(closing, 1)

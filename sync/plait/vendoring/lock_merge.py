@@ -35,12 +35,12 @@ found upstreamed, a conflict a side resolved).
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
 
+from .. import gitops
 from ..errors import PlaitError
 from .lock import LocalEdit, Lock, LockedFile
 
@@ -102,12 +102,6 @@ class GitView:
         self.top = top
         self.vendor_dir = vendor_dir
 
-    def _git(self, *args: str) -> subprocess.CompletedProcess[str] | None:
-        try:
-            return subprocess.run(["git", *args], cwd=self.top, capture_output=True, text=True, check=False)
-        except OSError:
-            return None
-
     def _repo_path(self, rel: str) -> str:
         assert self.vendor_dir is not None
         return rel if self.vendor_dir in ("", ".") else f"{self.vendor_dir}/{rel}"
@@ -117,18 +111,14 @@ class GitView:
         if self.vendor_dir is None or not names:
             return {}
         paths = {name: self._repo_path(name) for name in names}
-        listed = self._git("ls-tree", "-z", "HEAD", "--", *paths.values())
-        if listed is None or listed.returncode != 0:
+        at_head = gitops.head_blobs(self.top, list(paths.values()))
+        if at_head is None:
             return {}
-        at_head: dict[str, str] = {}
-        for record in filter(None, listed.stdout.split("\0")):
-            meta, _, path = record.partition("\t")
-            at_head[path] = meta.split()[2]
         on_disk = [p for p in paths.values() if (self.top / p).is_file()]
-        hashed = self._git("hash-object", "--", *on_disk) if on_disk else None
-        if on_disk and (hashed is None or hashed.returncode != 0):
+        hashed = gitops.hash_files(self.top, on_disk) if on_disk else []
+        if hashed is None or len(hashed) != len(on_disk):
             return {}
-        now = dict(zip(on_disk, hashed.stdout.split() if hashed is not None else [], strict=True))
+        now = dict(zip(on_disk, hashed, strict=True))
         out: dict[str, MergedFile] = {}
         for name, path in paths.items():
             if now.get(path) == at_head.get(path):
@@ -147,8 +137,7 @@ class GitView:
             return None
         checks: tuple[tuple[str, str, Side], ...] = ((ours, theirs, "theirs"), (theirs, ours, "ours"))
         for ancestor, descendant, side in checks:
-            done = self._git("merge-base", "--is-ancestor", ancestor, descendant)
-            if done is not None and done.returncode == 0:
+            if gitops.is_ancestor(self.top, ancestor, descendant):
                 return side
         return None
 
@@ -271,11 +260,7 @@ def _running_version() -> str:
         return "unknown"
 
 
-def _read_lock(path: Path, label: str, *, may_be_empty: bool = False) -> Lock | None:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlaitError(f"cannot read {label}: {exc.strerror or exc}", path=str(path)) from None
+def _read_lock(path: Path, raw: bytes, label: str, *, may_be_empty: bool = False) -> Lock | None:
     if may_be_empty and not raw.strip():
         return None
     try:
@@ -297,10 +282,13 @@ def merge_lock_files(
       current directory).
     Raises `PlaitError` (nothing written) when ours or theirs does not parse.
     """
-    from ..commit import write_atomic
+    from ..commit import read_regular, write_atomic
 
-    base_lock = _read_lock(base, "base", may_be_empty=True)
-    ours_lock, theirs_lock = _read_lock(ours, "ours"), _read_lock(theirs, "theirs")
+    # All three read before any is parsed: a FIFO would block a read forever and
+    # a device (/dev/zero) never end one, whichever side it is.
+    raws = [read_regular(str(path)) for path in (base, ours, theirs)]
+    base_lock = _read_lock(base, raws[0], "base", may_be_empty=True)
+    ours_lock, theirs_lock = _read_lock(ours, raws[1], "ours"), _read_lock(theirs, raws[2], "theirs")
     assert ours_lock is not None and theirs_lock is not None
     vendor_dir = PurePosixPath(pathname).parent.as_posix() if pathname else None
     view = GitView(top or Path.cwd(), vendor_dir)

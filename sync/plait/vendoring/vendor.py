@@ -38,14 +38,14 @@ from ..commit import Transaction
 from ..errors import PlaitError
 from ..members import Edit, Texts, fold
 from ..merge import DEFAULT_BUDGET, merge3
-from ..publish import Piece, guard_clean, publish
+from ..publish import Piece
 from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_paths
-from ..session import commit_run, new_transaction, writing_run
+from ..session import branch_run, commit_run, guard_run, new_transaction, writing_run
 from ..store import Snapshot, Store, digest_of
 from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
-from ..workspace import CLONES, Consumer, Copy, Workspace
+from ..workspace import Consumer, Copy, Workspace
 from .lock import LOCK_NAME, CorruptLock, LocalEdit, Lock, LockedFile, read_lock
 
 __all__ = [
@@ -667,9 +667,8 @@ def _vendor(
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
         return report
     to_write = [p for p in report.plans if p.outcome in ("vendored", "conflicted")]
-    to_commit = [p for p in to_write if commit and p.outcome == "vendored"]
     if commit:
-        guard_clean([*(ws.consumers[p.consumer].vendor_dir for p in to_commit), ws.store.root])
+        return _vendor_on_branches(ws, report, to_write, push=push)
     report.notes += ws.notes
     if not to_write:
         return report
@@ -678,21 +677,37 @@ def _vendor(
         stage_plan(ws, plan, txn)
     commit_run(ws, txn)
     report.written = True
-    if commit:
-        for plan in to_write:
-            if plan.outcome == "conflicted":
-                report.notes.append(f"{plan.consumer}: not committed (it conflicted; resolve, then vendor it again)")
+    added = [
+        ws.target(ws.consumers[p.consumer], f.name, root=ws.consumers[p.consumer].vendor_dir)
+        for p in to_write
+        for f in p.changed
+        if f.before is None and f.after is not None
+    ]
+    # A first lock is new in the consumer's repository too: without it there, CI finds no lock.
+    added += [ws.consumers[p.consumer].vendor_dir / LOCK_NAME for p in to_write if p.previous_text is None]
+    report.untracked = untracked_paths(added)
+    return report
+
+
+def _vendor_on_branches(ws: Workspace, report: VendorReport, to_write: list[VendorPlan], *, push: bool) -> VendorReport:
+    """`--commit`: what vendored goes on review branches, no checkout written; a conflict
+    is written to its checkout as any run writes it, since a person resolves it there."""
+    to_commit = [p for p in to_write if p.outcome == "vendored"]
+    conflicted = [p for p in to_write if p.outcome == "conflicted"]
+    guard_run(ws, [ws.consumers[p.consumer].vendor_dir for p in to_commit])
+    report.notes += ws.notes
+    if to_commit:
+        txn = new_transaction(ws)
+        for plan in to_commit:
+            stage_plan(ws, plan, txn)
         _publish(ws, report, to_commit, txn, push=push)
-    else:
-        added = [
-            ws.target(ws.consumers[p.consumer], f.name, root=ws.consumers[p.consumer].vendor_dir)
-            for p in to_write
-            for f in p.changed
-            if f.before is None and f.after is not None
-        ]
-        # A first lock is new in the consumer's repository too: without it there, CI finds no lock.
-        added += [ws.consumers[p.consumer].vendor_dir / LOCK_NAME for p in to_write if p.previous_text is None]
-        report.untracked = untracked_paths(added)
+    if conflicted:
+        txn = new_transaction(ws)
+        for plan in conflicted:
+            stage_plan(ws, plan, txn)
+            report.notes.append(f"{plan.consumer}: not committed (it conflicted; resolve, then vendor it again)")
+        commit_run(ws, txn)
+        report.written = True
     return report
 
 
@@ -702,20 +717,9 @@ def _publish(ws: Workspace, report: VendorReport, plans: list[VendorPlan], txn: 
         consumer = ws.consumers[plan.consumer]
         paths = [consumer.vendor_dir / f.name for f in plan.changed] + [consumer.vendor_dir / LOCK_NAME]
         pieces.append(Piece(plan.consumer, consumer.vendor_dir, _branch(plan), commit_message(plan), tuple(paths)))
-    store_paths = ws.store.committed_paths(txn.touched())
     branch = _branch(plans[0]) if len(plans) == 1 else "plait/vendor-" + "-".join(sorted({p.source_id for p in plans}))
-    pruned = len(ws.store.committed_paths(txn.pruned))
-    summary = f"Store: the bases the new locks name ({len(txn.created)} object(s) added, {pruned} pruned)"
-    published = publish(
-        pieces,
-        store=ws.store.root,
-        store_paths=store_paths,
-        store_branch=branch,
-        store_summary=summary,
-        push=push,
-        clones=ws.store.root / CLONES,
-    )
-    report.record(published)
+    summary = f"Store: the bases the new locks name ({len(txn.objects)} object(s) added)"
+    report.record(branch_run(ws, txn, pieces, store_branch=branch, store_summary=summary, push=push))
 
 
 def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
