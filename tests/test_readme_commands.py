@@ -74,35 +74,55 @@ def _main_job() -> list[str]:
     return proc.stdout.splitlines()
 
 
+def test_main_job_is_a_summary_a_person_reads_in_one_screenful_or_two() -> None:
+    lines = _main_job()
+    assert len(lines) <= 120, "the demo is each section's summary and the lines that make its point"
+    headings = [line for line in lines if line.startswith("== ")]
+    assert [h.split(".")[0] for h in headings[:7]] == [f"== {n}" for n in range(1, 8)]
+    # It ends with the three commands to run on one's own repositories.
+    assert headings[-1] == "== next, on your own repositories =="
+    assert [line.split()[1] for line in lines[-3:]] == ["init", "adopt", "sync"]
+
+
 def test_main_job_shows_status_what_a_sync_applies_and_keeps_and_the_sync() -> None:
     lines = _main_job()
-    # Piped, every row is one line: a lineage's status, a sync report line, a diff member.
-    assert "sibling  pending  embedding.py  + EmbeddingClient.embed_with_outcome" in lines
-    assert any(line.startswith("sibling  behind  pending ") for line in lines)
-    assert any(line.startswith("upstream  behind  pending ") for line in lines), "the hardened canonical is pending"
-    # What a sync would do is said as what it would do.
-    assert any(line.startswith('sibling  embedding.py  would keep: branch self.mode == "uds"') for line in lines)
-    assert any(line.startswith("sibling  embedding.py  would keep: except type OSError") for line in lines)
-    assert "sibling  outcome.py  would apply: + file outcome.py" in lines
-    assert any(line.startswith("upstream: synced; wrote") for line in lines)
-    assert any(line.startswith("a second sync would change 0 file(s)") for line in lines)
-    assert any(line.startswith("== 7. sibling compared with the canonical client") for line in lines)
+    rows = {line.split()[0]: line.split() for line in _section(lines, 1)}
+    assert rows["sibling"][1:3] == ["lineage", "behind"] and rows["upstream"][1:3] == ["lineage", "behind"]
+    assert rows["mnemo"][1:3] == ["consumer", "unlocked"], "status reads the consumers too"
+    assert {"cpersona", "scheduler"} <= set(rows)
+    # What a sync would do is said as what it would do, and the sibling's uds transport is kept.
+    preview = _section(lines, 2)
+    assert any(re.match(r"sibling  upstream \S+ → \S+   7 files would change, 0 conflicts", line) for line in preview)
+    uds = [line for line in preview if line.startswith("sibling  embedding.py  would keep")]
+    assert any('+ branch self.mode == "uds"' in line and "EmbeddingClient.embed_with_outcome" in line for line in uds)
+    assert any("+ except type OSError" in line for line in uds)
+    assert any("+ EmbeddingClient._embed_via_uds" in line for line in uds)
+    synced = _section(lines, 3)
+    assert any(
+        line.startswith("upstream  canonical ") and line.endswith("5 files changed, 0 conflicts") for line in synced
+    )
+    assert "a second sync would change 0 files" in synced
+
+
+def _section(lines: list[str], number: int) -> list[str]:
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"== {number}. "))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("== ")), len(lines))
+    return lines[start + 1 : end]
 
 
 def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> None:
     lines = _main_job()
-    assert any(line.startswith("== 4. a consumer vendored by hand (cp + sed) is adopted") for line in lines)
-    # mnemo's base is the commit its copy was made from; its own fix is its one local edit.
-    assert any(line.startswith("mnemo: base canonical@97b11d8; closest by content of ") for line in lines)
-    edits = [line for line in lines if line.startswith("mnemo: local edit ")]
-    assert edits and all(line.startswith("mnemo: local edit cache.py: ") for line in edits), edits
-    assert any(line.startswith("== 5. every consumer re-vendored") for line in lines)
-    assert any(line.startswith("mnemo  cache.py  kept: ") for line in lines)
-    assert any(line.startswith("mnemo: ok (") for line in lines)
-    # The scheduler's copy of upstream had its absolute imports rewritten into its own package.
-    assert any(line.startswith("scheduler  __init__.py  + from scheduler._vendor.mcp_common.") for line in lines)
-    assert any(line.startswith("cpersona: ok (") for line in lines) and any(
-        line.startswith("scheduler: ok (") for line in lines
+    adopted = _section(lines, 4)
+    # mnemo's base is the commit its copy was made from; its own fix is its local edits, all in cache.py.
+    assert adopted[0].startswith("mnemo: base canonical@97b11d8 ") and adopted[0].endswith(", recorded in its lock")
+    assert "  local edits: 3 in 1 file" in adopted and any(line.startswith("    cache.py  3 (") for line in adopted)
+    assert not any(line.startswith("next: ") for line in adopted), "nothing to commit in the demo's own copy"
+    vendored = _section(lines, 5)
+    assert any(line.startswith("mnemo  canonical 97b11d8 → ") for line in vendored)
+    assert "  kept     3 local edits in cache.py: ~ TTLCache.put, ~ TTLCache.get" in vendored
+    assert any(line.startswith("scheduler  upstream ") for line in vendored)
+    assert all(
+        any(line.startswith(f"{name}: ok (") for line in vendored) for name in ("cpersona", "scheduler", "mnemo")
     )
     # Every copy ran the whole matrix and got a verdict, headed by how often it
     # behaves like the canonical.  Whether it conforms is not asserted here:
@@ -125,10 +145,23 @@ def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> N
 
 def test_main_job_syncs_the_sibling_cleanly_and_diffs_it_structurally() -> None:
     lines = _main_job()
-    assert any(line.startswith("sibling: synced; wrote") and "outcome.py" in line for line in lines)
+    assert any(line.startswith("sibling  upstream ") and "7 files changed, 0 conflicts" in line for line in lines)
     # After the sync the sibling carries embed_with_outcome with its own uds branch and wider except inside.
     member = next(
         line for line in lines if line.startswith("embedding.py  EmbeddingClient.embed_with_outcome  changed:")
     )
     assert 'branch self.mode == "uds" added' in member
     assert "except httpx.TimeoutException widened: + OSError" in member
+
+
+def test_the_readme_and_the_architecture_show_the_demo_as_it_prints() -> None:
+    # The examples are cut from this run's output by the docs' own generator (tests/docs/examples.py).
+    from examples import DOCS, blocks, from_demo, normalise
+
+    made = from_demo("\n".join(_main_job()) + "\n")
+    for doc, names in (("README.md", ("demo", "status")), ("architecture", ("sync",))):
+        shown = blocks(DOCS[doc])
+        for name in names:
+            assert normalise(shown[name]) == normalise(made[name]), (
+                f"{doc} {name}: the example is stale; rewrite it with `python tests/docs/examples.py --update`"
+            )

@@ -170,7 +170,6 @@ def publish(
         if push:
             published.pushed_to = gitops.push(top, branch)
         result.commits.append(published)
-    result.notes += _next_steps(result.commits)
     return result
 
 
@@ -180,22 +179,6 @@ def _inside(path: Path, top: Path) -> bool:
 
 def _rel(top: Path, path: Path) -> str:
     return (path.parent.resolve() / path.name).relative_to(top).as_posix()
-
-
-def _next_steps(commits: list[Published]) -> list[str]:
-    """What a person does with the branches, in the order that keeps every lock's bases reachable."""
-    notes: list[str] = []
-    step = 0
-    for commit in commits:
-        if commit.merge is not None:
-            step += 1
-            notes.append(f"to take it ({step}): review {commit.branch} in {commit.repository}, then `{commit.merge}`")
-        elif commit.pushed_to is None:
-            notes.append(
-                f"{', '.join(commit.names)}: {commit.branch} is in plait's clone ({commit.repository});"
-                " run with --push to send it to its repository"
-            )
-    return notes
 
 
 def _combined(members: list[Piece], store_summary: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from .errors import PlaitError, UnparsableSource
+from .members import FILE, Edit
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
 from .merge.conflicts import ConflictKind
 from .merge.facts import MODULE
@@ -41,7 +42,7 @@ __all__ = [
     "snapshot_json",
     "specific_changes",
     "unified_diff",
-    "untracked_notes",
+    "untracked_paths",
 ]
 
 Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
@@ -49,11 +50,13 @@ Action = Literal["unchanged", "merged", "added", "deleted", "kept", "conflict"]
 
 @dataclass(frozen=True)
 class ReportLine:
-    """One thing a sync applied or kept.
+    """One thing a run applied or kept, as the merge names it.
 
     text: the report line, e.g. ``+ EmbeddingClient.embed_with_outcome`` or
       ``kept: branch self.mode == "uds" in EmbeddingClient.embed_with_outcome``.
     brief: the same without the verb or note, for a status cell.
+    detail / statement / note: the merge's own words (`plait.merge.Change`),
+      from which `plait.members` names and folds the member it is about.
     """
 
     file: str
@@ -61,6 +64,13 @@ class ReportLine:
     path: str = ""
     kind: str = ""
     brief: str = ""
+    detail: str = ""
+    statement: str = ""
+    note: str = ""
+
+    @property
+    def edit(self) -> Edit:
+        return Edit(self.file, self.path or FILE, self.kind, self.detail, self.statement, self.note)
 
     def to_json(self) -> dict[str, str]:
         return {"file": self.file, "path": self.path, "kind": self.kind, "text": self.text, "brief": self.brief}
@@ -76,7 +86,15 @@ class FileConflict(Conflict):
         return f"{self.file}: {super().describe()}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "path": self.path, "kind": self.kind, "reason": self.reason, "line": self.line}
+        return {
+            "file": self.file,
+            "path": self.path,
+            "kind": self.kind,
+            "reason": self.reason,
+            "line": self.line,
+            "ours": self.ours,
+            "theirs": self.theirs,
+        }
 
 
 @dataclass
@@ -179,8 +197,16 @@ class PlannedFiles:
         return [c for f in self.files for c in f.conflicts]
 
     def applied(self) -> list[ReportLine]:
-        """What the source brought in: node paths and whole files."""
-        return applied_lines(self.files)
+        """What the run changes in the copy's files: node paths and whole files (`applied_lines`)."""
+        found: list[ReportLine] | None = self.__dict__.get("_applied")
+        if found is None:
+            found = self.__dict__["_applied"] = applied_lines(self.files, spelled=self.spelled)
+        return found
+
+    def spelled(self, name: str, before: str, after: str) -> str:
+        """*before* as *after* spells its imports, so that a respelling is no change (a
+        consumer overrides it: a hand-vendored `sed` spelling binds the same names)."""
+        return before
 
     def diff(self, label: str | None = None) -> str:
         """A unified diff of every file the run changes."""
@@ -213,6 +239,11 @@ class RunReport(Generic[PlanT]):
     published: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     manifest: str = ""
+    # Where each copy's files are (a lineage's root, a consumer's vendored
+    # directory), so a report names a file by a path one can open.
+    roots: dict[str, str] = field(default_factory=dict)
+    # Files the run added that git does not track yet: `git commit -a` would leave them out.
+    untracked: list[str] = field(default_factory=list)
 
     # The JSON key that lists the plans ("lineages", "consumers").
     plans_key: ClassVar[str] = "plans"
@@ -241,6 +272,7 @@ class RunReport(Generic[PlanT]):
             self.plans_key: [p.to_json() for p in self.plans],
             "commits": self.published,
             "notes": self.notes,
+            "untracked": self.untracked,
         }
 
     def record(self, publication: Publication) -> None:
@@ -255,23 +287,25 @@ class RunReport(Generic[PlanT]):
         self.notes += publication.notes
 
 
-def untracked_notes(paths: Iterable[Path]) -> list[str]:
+def untracked_paths(paths: Iterable[Path]) -> list[str]:
     """Files a run added in a git repository that git does not track yet: `git commit -a`
-    would leave them out, so the report names them."""
+    would leave them out, so the report names them, with the `git add` that tracks them."""
     from . import gitops
 
-    return [f"new, not yet tracked: {path} (git add it)" for path in gitops.untracked(sorted(set(paths)))]
+    return [str(path) for path in gitops.untracked(sorted(set(paths)))]
 
 
 def unified_diff(files: Iterable[FilePlan], prefix: str) -> str:
-    """One unified diff of *files* (before → after), named ``a/<prefix>/<file>``, as git names them."""
+    """One unified diff of *files* (before → after), named ``a/<prefix>/<file>`` as git names them:
+    with *prefix* the copy's directory in its repository, ``git apply`` takes it as is."""
     out: list[str] = []
     for f in files:
+        path = f"{prefix}/{f.name}" if prefix and prefix != "." else f.name
         out += difflib.unified_diff(
             (f.before or "").splitlines(keepends=True),
             (f.after or "").splitlines(keepends=True),
-            fromfile=f"a/{prefix}/{f.name}" if f.before is not None else "/dev/null",
-            tofile=f"b/{prefix}/{f.name}" if f.after is not None else "/dev/null",
+            fromfile=f"a/{path}" if f.before is not None else "/dev/null",
+            tofile=f"b/{path}" if f.after is not None else "/dev/null",
         )
         if out and not out[-1].endswith("\n"):
             out[-1] += "\n\\ No newline at end of file\n"
@@ -326,30 +360,87 @@ def _noted(change: Change) -> str:
     return f"{_what(change)} ({change.note})" if change.note else _what(change)
 
 
-def applied_lines(files: Iterable[FilePlan]) -> list[ReportLine]:
-    """What a source brought into merged files: node paths and whole files.
+def applied_lines(
+    files: Iterable[FilePlan],
+    *,
+    spelled: Callable[[str, str, str], str] | None = None,
+    budget: float = DEFAULT_BUDGET,
+) -> list[ReportLine]:
+    """What writing *files* changes in them: node paths and whole files.
 
-    A cosmetic edit of the source that gave way to a local change was not
-    applied, so it is not listed.
+    Measured on each written file, its text before against after, not on
+    what the source changed since the base: an edit the copy already had,
+    which the source has now taken, changes nothing in the file and is not
+    listed (a commit message listed 25 such changes for a diff of one line).
+    A conflicted file, whose text holds markers, is listed by what the
+    source brought.  *spelled* gives the before text in the after text's
+    import spelling.
     """
     lines: list[ReportLine] = []
     for f in files:
-        if f.action == "added" and f.before is None:
+        if f.before == f.after:
+            continue
+        if f.before is None:
             lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
-        elif f.action == "deleted":
+        elif f.after is None:
             lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
-        lines += [_applied_line(f.name, c) for c in f.changes_by("theirs") if c.kind != "dropped"]
+        elif f.conflicts:
+            lines += [
+                _applied_line(f.name, c) for c in f.changes_by("theirs") if c.side == "theirs" and c.kind != "dropped"
+            ]
+        elif not f.name.endswith(".py"):
+            lines.append(ReportLine(f.name, f"~ file {f.name}", "", "changed", f"~ file {f.name}"))
+        else:
+            before = spelled(f.name, f.before, f.after) if spelled is not None else f.before
+            found = [_applied_line(f.name, c) for c in _changes_between(before, f.after, budget)]
+            lines += found or [
+                ReportLine(f.name, "~ comments or formatting", "", "changed", "~ comments or formatting", FORMATTING)
+            ]
     return lines
+
+
+FORMATTING = "comments or formatting"
+
+
+@functools.lru_cache(maxsize=64)
+def _changes_between(before: str, after: str, budget: float) -> tuple[Change, ...]:
+    """What *after* changed in *before*, member by member, as the merge names it.  Kept per
+    pair of texts: a run's summary, its JSON and its commit message all ask."""
+    if before == after:
+        return ()
+    try:
+        result = merge3(before, after, before, budget=budget, strict=True)
+    except UnparsableSource:
+        return ()
+    return tuple(c for c in specific_changes(result.changes) if c.side == "ours" and c.kind != "dropped")
 
 
 def _applied_line(file: str, change: Change) -> ReportLine:
     sign = _SIGNS[change.kind]
-    return ReportLine(file, f"{sign} {_noted(change)}", change.path, change.kind, f"{sign} {_what(change)}")
+    return ReportLine(
+        file,
+        f"{sign} {_noted(change)}",
+        change.path,
+        change.kind,
+        f"{sign} {_what(change)}",
+        change.detail,
+        change.statement,
+        change.note,
+    )
 
 
 def kept_line(file: str, change: Change) -> ReportLine:
     verb = "" if change.kind == "added" else f"{change.kind} "
-    return ReportLine(file, f"kept: {verb}{_noted(change)}", change.path, change.kind, f"{verb}{_what(change)}")
+    return ReportLine(
+        file,
+        f"kept: {verb}{_noted(change)}",
+        change.path,
+        change.kind,
+        f"{verb}{_what(change)}",
+        change.detail,
+        change.statement,
+        change.note,
+    )
 
 
 def check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
@@ -392,7 +483,10 @@ def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[s
 
 
 def _merge_conflicts(name: str, result: MergeResult) -> list[FileConflict]:
-    return [FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, file=name) for c in result.conflicts]
+    return [
+        FileConflict(path=c.path, kind=c.kind, reason=c.reason, line=c.line, ours=c.ours, theirs=c.theirs, file=name)
+        for c in result.conflicts
+    ]
 
 
 def merge_trees(

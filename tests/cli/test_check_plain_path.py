@@ -136,7 +136,8 @@ def test_the_plain_path_prints_and_exits_as_click_does(tmp_path: Path) -> None:
     for plain, forced in (
         (["check"], ["check", "--"]),
         (["check", "svc"], ["check", "--", "svc"]),
-        (["check", "tool", "-q"], ["check", "-q", "--", "tool"]),
+        # (quiet prints only problems: svc's drift, not tool's verdict)
+        (["check", "svc", "tool", "-q"], ["check", "-q", "--", "svc", "tool"]),
         (["check", "nobody"], ["check", "--", "nobody"]),
         (["check", "--locks", str(root / "consumers")], ["check", "--locks", "--", str(root / "consumers")]),
     ):

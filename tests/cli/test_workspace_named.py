@@ -41,7 +41,7 @@ def test_without_a_manifest_every_workspace_command_says_so_and_exits_2(tmp_path
 def test_the_demo_runs_on_the_bundled_workspace_from_anywhere(tmp_path: Path) -> None:
     result = _plait(tmp_path, "demo")
     assert result.returncode == 0, result.stderr
-    assert "== 1. status of every lineage (" in result.stdout
+    assert "== 1. status: where every copy stands (" in result.stdout
     assert str(Path(__file__).resolve().parents[2] / "lineages" / "lineages.toml") in result.stdout
 
 

@@ -16,7 +16,10 @@ user's ``sed`` did.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -217,6 +220,26 @@ def make_setup(root: Path) -> Setup:
     repos["ws"] = init_repo(ws)
     commit_all(repos["ws"], "the workspace")
     return Setup(root, canonical, fork, services["svc_a"], services["svc_b"], ws, commits, repos)
+
+
+def under_plait(setup: Setup) -> None:
+    """The setup brought under plait as VENDORING.md's steps say, and committed in every repository,
+    as its maintainers would leave it: init, an adoption per copy, a sync and a vendor."""
+
+    def plait(*args: str) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "PLAIT_WORKSPACE"}
+        done = subprocess.run(
+            [sys.executable, "-m", "plait", *args], cwd=setup.ws, capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, (args, done.stdout + done.stderr)
+
+    plait("init", "--canonical", "../canonical", "../fork", "../svc-a", "../svc-b")
+    for name in ("fork", "svc-a", "svc-b"):
+        plait("adopt", name)
+    plait("sync")
+    plait("vendor", "--all")
+    for name in ("svc_a", "svc_b", "fork", "ws"):
+        commit_all(setup.repos[name], "under plait")
 
 
 def url_manifest(setup: Setup, *, with_svc_b: bool = True) -> str:

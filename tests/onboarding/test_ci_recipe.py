@@ -195,7 +195,8 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
     for block in blocks.values():
         assert "-e ." not in block and "lineages/" not in block, "the recipe names plait's own repository"
     setup = make_setup(tmp_path / "repos")
-    env = {**runner, "HOME": str(tmp_path / "home")}
+    summary = tmp_path / "step-summary.md"
+    env = {**runner, "HOME": str(tmp_path / "home"), "GITHUB_STEP_SUMMARY": str(summary)}
     (tmp_path / "home").mkdir()
     under_plait(setup, env)
 
@@ -209,6 +210,11 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
         "nothing to check" in (ci / "lineages" / "conform.xml").read_text()
         or (ci / "lineages" / "conform.xml").exists()
     )
+    # The job summary holds the overview: a table row per copy and the family's graph.
+    overview = summary.read_text()
+    assert overview.startswith("## plait status") and "```mermaid" in overview
+    assert all(f"| {name} |" in overview for name in ("fork", "svc-a", "svc-b"))
+    summary.write_text("")
 
     # The drift check, in a consumer's own repository.
     git.Repo.clone_from(f"file://{setup.svc_a}", ci / "svc-a", depth=1)
@@ -251,3 +257,10 @@ def test_every_step_of_the_ci_recipe_runs_in_fresh_repositories(runner: dict[str
             assert done.returncode == 0, (entry["consumer"], step, done.stdout, done.stderr)
     log = Path(env["GH_LOG"]).read_text()
     assert log.count("pr create") == 4, log  # two consumers: their branch, and the bases' branch each
+    # Each pull request is titled with what it carries, and its body is the run's markdown report.
+    for name in ("svc-a", "svc-b"):
+        title = f"--title plait: vendor canonical@{upstream[:7]} into {name} --body-file body.md"
+        assert title in log, log
+        assert f"--title plait: vendor canonical@{upstream[:7]} into {name} (the workspace's bases)" in log, log
+    reports = summary.read_text()
+    assert reports.count("## plait: vendor canonical@") == 2 and reports.count("```mermaid") == 2, reports

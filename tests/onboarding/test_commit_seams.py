@@ -49,8 +49,8 @@ def test_vendor_commit_writes_no_checkout_and_each_branch_fast_forwards(tmp_path
     assert not any("clones" in f for f in ws.git.ls_tree("-r", "--name-only", store_branch).splitlines())
     assert LOCK_NAME in svc_a.git.ls_tree("-r", "--name-only", branch_a)
     # The store's branch is merged first (the new locks name its bases), then each service's.
-    notes = "\n".join(json.loads(done.stdout)["notes"])
-    assert notes.index(store_branch) < notes.index(branch_a), notes
+    steps = "\n".join(json.loads(done.stdout)["next"])
+    assert steps.index(store_branch) < steps.index(branch_a), steps
     ws.git.merge("--ff-only", store_branch)
     svc_a.git.merge("--ff-only", branch_a)
     assert status(ws) == "" and status(svc_a) == ""
@@ -91,7 +91,7 @@ def test_adopt_commit_commits_the_lock_in_the_service_and_the_store_in_the_works
     checked = plait(setup.ws, "check", "svc-a")
     assert checked.returncode == 1 and "behind" in checked.stdout and "unlocked" not in checked.stdout
     vendored = plait(setup.ws, "vendor", "svc-a")
-    assert vendored.returncode == 0 and "conflict" not in vendored.stdout, vendored.stdout + vendored.stderr
+    assert vendored.returncode == 0 and "CONFLICT" not in vendored.stdout + vendored.stderr, vendored.stdout
 
 
 def test_vendor_commit_after_a_killed_run_left_an_object_finishes(tmp_path: Path) -> None:

@@ -48,10 +48,22 @@ def test_a_file_a_sync_adds_that_git_does_not_track_is_named(tmp_path: Path) -> 
     assert report.exit_code == 0
     added = scenario.fork / "extra.py"
     assert added.is_file()
-    assert f"new, not yet tracked: {added} (git add it)" in report.notes
+    assert report.untracked == [str(added)]
     # Once git tracks it, a sync that rewrites it says nothing of the kind.
     scenario.commit("take the sync")
     write_tree(scenario.canonical, {"extra.py": '"""A module the canonical package gained."""\n\nLIMIT = 4\n'})
     scenario.commit("canonical: a new limit")
     again = sync(scenario.ws())
-    assert again.exit_code == 0 and not any("not yet tracked" in note for note in again.notes)
+    assert again.exit_code == 0 and again.untracked == []
+
+
+def test_the_report_says_how_to_track_what_a_sync_added(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path / "ws")
+    write_tree(scenario.canonical, {"extra.py": '"""A module the canonical package gained."""\n\nLIMIT = 3\n'})
+    scenario.commit("canonical: extra.py")
+    done = subprocess.run(
+        [sys.executable, "-m", "plait", "sync"], cwd=scenario.root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "  wrote    fork/forklib: 1 file, 1 new one not tracked by git, not committed" in done.stdout
+    assert "next: git add fork/forklib/extra.py" in done.stdout.splitlines()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import git
 import pytest
+from read_reports import copy_block
 from real_setups import Setup, canonical_files, commit_all, make_setup, url_manifest
 
 PATCH = "self.retryable = bool(retryable)"  # both services' local fix
@@ -106,9 +107,12 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
 
     # 2. sync, vendor, check: upstream's commits arrive, the patches stay, no conflict.
     synced = ok(plait(setup.ws, "sync"))
-    assert "fork  embedding.py  + Client.fetch_many" in synced
+    assert "  applied  embedding.py  + Client.fetch_many" in synced.splitlines()
     vendoring = ok(plait(setup.ws, "vendor", "--all"))
-    assert "svc-a  client.py  + Client.fetch_many" in vendoring
+    assert any(
+        line.startswith("  applied  client.py  + Client.fetch_many")
+        for line in copy_block(vendoring.splitlines(), "svc-a")
+    )
     assert "def fetch_many" in vendored(setup, "svc_a", "client.py")
     assert "timeout = 10" in vendored(setup, "svc_a", "client.py"), "svc-a came from v1: v2's change arrives too"
     ok(plait(setup.ws, "check"))
@@ -139,7 +143,7 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
     # 4. a second vendor changes nothing, byte for byte.
     status = {name: setup.repos[name].git.status("--porcelain") for name in ("svc_a", "svc_b")}
     again = ok(plait(setup.ws, "vendor", "--all"))
-    assert again.count(": up-to-date") == 2 and "file(s) changed" not in again
+    assert again.count(": up to date with canonical@") == 2 and "files changed" not in again
     assert {name: setup.repos[name].git.status("--porcelain") for name in ("svc_a", "svc_b")} == status
     assert heads(setup) == before
 
@@ -161,7 +165,8 @@ def test_the_whole_loop_on_separate_repositories(setup: Setup) -> None:
     out = ok(pushed)
     assert not (setup.root / "ci" / "svc-a").exists(), "nothing is written outside the workspace and its clones"
     branch_a = f"plait/vendor-svc-a-{upstream[:7]}"
-    assert f"svc-a: pushed {branch_a} to file://{setup.root / 'svc-a'}" in out, out
+    block_a = "\n".join(copy_block(out.splitlines(), "svc-a"))
+    assert f"pushed {branch_a}@" in block_a and f" to file://{setup.root / 'svc-a'}" in block_a, out
     svc_a = setup.repos["svc_a"]
     assert branch_a in svc_a.heads, "the branch was pushed to the service's own repository"
     assert "def backoff" in svc_a.git.show(f"{branch_a}:svc_a/_vendored_corelib/retry.py")
@@ -181,7 +186,10 @@ def test_a_workspace_that_names_its_copies_by_url(setup: Setup, tmp_path: Path) 
         adopted = ok(plait(ws, "adopt", name))
         assert f"{name}: base canonical@" in adopted and "recorded in its lock" in adopted
     vendoring = ok(plait(ws, "vendor", "--all"))
-    assert "svc-a  client.py  + Client.fetch_many" in vendoring
+    assert any(
+        line.startswith("  applied  client.py  + Client.fetch_many")
+        for line in copy_block(vendoring.splitlines(), "svc-a")
+    )
     clone = ws / ".plait" / "clones" / "svc-a" / "svc_a" / "_vendored_corelib"
     assert "def fetch_many" in (clone / "client.py").read_text() and PATCH in (clone / "errors.py").read_text()
     ok(plait(ws, "check"))

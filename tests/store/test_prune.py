@@ -46,7 +46,7 @@ def test_an_upstream_change_and_its_revert_each_re_vendored_lose_no_base(tmp_pat
     init.write_text(init.read_text() + '\n\nCACHE_NOTE = "an upstream change"\n')
     ws.commit("upstream: a change")
     changed = ws.plait("vendor", "scheduler")
-    assert changed.returncode == 0 and "scheduler from upstream" in changed.stdout, changed.stdout + changed.stderr
+    assert changed.returncode == 0 and "scheduler  upstream " in changed.stdout, changed.stdout + changed.stderr
     ws.commit("re-vendored the change")
     ws.repo.git.revert("--no-edit", "HEAD~1")
     reverted = ws.plait("vendor", "scheduler")

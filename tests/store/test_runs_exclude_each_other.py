@@ -50,9 +50,11 @@ def test_two_syncs_at_once_both_succeed_and_nothing_reads_as_missing(tmp_path: P
     for run, (out, err) in zip(runs, outputs, strict=True):
         assert run.returncode == 0, out + err
         assert "missing" not in out + err
-    synced = [out for out, _err in outputs if "synced" in out]
+    synced = [out for out, _err in outputs if "files changed, 0 conflicts" in out]
     assert len(synced) == 1, "exactly one run did the sync; the others found it done"
-    assert ws.plait("sync", "--dry-run").stdout.count("up-to-date") == 2
+    found_done = [out for out, _err in outputs if out.count(": up to date with ") == 2]
+    assert len(found_done) == 2, outputs
+    assert ws.plait("sync", "--dry-run").stdout.count(": up to date with ") == 2
     # The store is whole: the consumers are merely behind their synced sources.
     checked = ws.plait("check")
     assert checked.returncode == 1 and "error" not in checked.stdout + checked.stderr, checked.stdout

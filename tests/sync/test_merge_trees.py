@@ -91,11 +91,12 @@ def test_a_file_one_side_left_alone_is_not_merged_until_its_report_is_read(monke
     real = runs.merge3
 
     def counting(base: str, ours: str, theirs: str, **kwargs):
-        calls.append(theirs)
+        calls.append(ours)
         return real(base, ours, theirs, **kwargs)
 
     monkeypatch.setattr(runs, "merge3", counting)
     runs._identity_merge.cache_clear()
+    runs._changes_between.cache_clear()
     one, with_b, with_c = "A = 1\n", "A = 1\n\n\ndef b():\n    return 2\n", "A = 1\n\n\ndef c():\n    return 3\n"
     base = {"same.py": one, "theirs.py": one, "ours.py": one}
     ours = {"same.py": one, "theirs.py": one, "ours.py": with_c}
@@ -105,8 +106,9 @@ def test_a_file_one_side_left_alone_is_not_merged_until_its_report_is_read(monke
 
     assert calls == []
     assert [p.after for p in plans.values()] == [with_c, one, with_b]
-    # What the source brought in: only the file it changed is merged (for its report), once.
+    # What the run changes: only the file it writes is compared (its text before against after), once.
     assert [line.text for line in applied_lines(plans.values())] == ["+ b"]
     assert calls == [with_b]
+    assert [line.text for line in applied_lines(plans.values())] == ["+ b"] and calls == [with_b]
     assert plans["ours.py"].changes_by("theirs") == [] and calls == [with_b]
     assert [c.path for c in plans["ours.py"].changes_by("ours")] == ["c"]

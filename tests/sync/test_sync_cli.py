@@ -35,22 +35,31 @@ def _json(result) -> dict:
     return data
 
 
-def test_status_piped_prints_one_grepable_line_per_change_then_a_summary_per_lineage(behind) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "plait", "--workspace", str(behind.root), "status"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "40"},
+def test_status_piped_is_a_row_per_lineage_and_verbose_a_grepable_line_per_member(behind) -> None:
+    def status(*args: str) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "plait", "--workspace", str(behind.root), "status", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "40"},
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "\x1b" not in proc.stdout
+        return proc.stdout.splitlines()
+
+    short = status()
+    (row,) = [line for line in short if line.startswith("fork  ")]
+    assert row.split()[1:3] == ["lineage", "behind"] and "2 changes pending in 1 file" in row
+    assert row.endswith("next: plait sync fork")
+    assert short[0].startswith("canonical@") and short[-2] == "next: plait sync"
+    assert short[-1] == f"workspace: {behind.root / 'lineages.toml'}"
+    detail = [line for line in status("--verbose") if line.startswith("fork  core.py  ")]
+    assert "fork  core.py  pending  + Client.fetch_many" in detail
+    assert any(
+        line.startswith("fork  core.py  own  ~ Client.fetch: ") and 'branch self.mode == "uds"' in line
+        for line in detail
     )
-    assert proc.returncode == 0, proc.stderr
-    assert "\x1b" not in proc.stdout
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("fork  ")]
-    assert "fork  pending  core.py  + Client.fetch_many" in lines
-    assert 'fork  carries  core.py  branch self.mode == "uds" in Client.fetch' in lines
-    pending = sum(1 for line in lines if line.startswith("fork  pending  "))
-    carries = sum(1 for line in lines if line.startswith("fork  carries  "))
-    assert lines[-1].startswith(f"fork  behind  pending {pending}  carries {carries}  canonical@")
-    assert proc.stdout.splitlines()[-1] == f"workspace: {behind.root / 'lineages.toml'}"
+    assert "fork  core.py  own  + Client._via_uds" in detail
 
 
 def test_status_check_exits_1_when_a_lineage_is_behind_and_0_when_it_is_not(behind) -> None:
@@ -62,7 +71,8 @@ def test_status_check_exits_1_when_a_lineage_is_behind_and_0_when_it_is_not(behi
 def test_status_json_shape(behind) -> None:
     data = _json(_run("status", "--json", "--workspace", str(behind.root)))
     assert data["command"] == "status" and data["exit"] == 0
-    assert data["inputs"] == {"workspace": str(behind.root / "lineages.toml"), "lineages": []}
+    assert data["inputs"] == {"workspace": str(behind.root / "lineages.toml"), "names": []}
+    assert data["canonical"]["name"] == "canonical" and data["consumers"] == [] and data["next"] == ["plait sync"]
     (row,) = data["lineages"]
     assert set(row) == {
         "lineage",
@@ -75,8 +85,9 @@ def test_status_json_shape(behind) -> None:
         "conflicts",
         "conflicted_files",
         "reason",
+        "next",
     }
-    assert row["state"] == "behind" and row["base"].startswith("canonical@")
+    assert row["state"] == "behind" and row["base"].startswith("canonical@") and row["next"] == "plait sync fork"
     assert {
         "file": "core.py",
         "path": "Client.fetch_many",
@@ -105,7 +116,9 @@ def test_sync_json_shape_and_pretty(behind) -> None:
         "conflicts",
         "diff",
     }
-    assert plan["outcome"] == "synced" and plan["diff"].startswith("--- a/fork/core.py")
+    # Paths as git names them in the lineage's repository, so the diff applies with `git apply`.
+    assert plan["outcome"] == "synced" and plan["diff"].startswith("--- a/fork/forklib/core.py")
+    assert data["title"] == f"plait: sync canonical@{behind.repo.head.commit.hexsha[:7]} into fork"
     assert {"file": "core.py", "source_file": "client.py", "action": "merged", "changed": True} in plan["files"]
 
 
@@ -113,8 +126,8 @@ def test_dry_run_prints_a_unified_diff_and_writes_nothing(behind) -> None:
     before = fingerprint(behind.root)
     result = _run("sync", "--dry-run", "--workspace", str(behind.root))
     assert result.exit_code == 0
-    assert "+++ b/fork/core.py" in result.stdout and "+    def fetch_many(self, texts):" in result.stdout
-    assert "dry run: nothing was written" in result.stdout
+    assert "+++ b/fork/forklib/core.py" in result.stdout and "+    def fetch_many(self, texts):" in result.stdout
+    assert "dry run: this is what a run would do; nothing was written" in result.stdout
     assert fingerprint(behind.root) == before
 
 
@@ -124,7 +137,14 @@ def test_a_conflict_exits_1_names_the_node_and_continue_and_abort_report_in_json
     _conflict(behind)
     result = _run("sync", "--workspace", str(behind.root))
     assert result.exit_code == 1
-    assert "CONFLICT fork core.py: Client.fetch:" in result.stderr
+    (conflict,) = [line for line in result.stderr.splitlines() if line.startswith("CONFLICT")]
+    core = behind.root / "fork" / "forklib" / "core.py"
+    marker = next(i for i, line in enumerate(core.read_text().splitlines(), 1) if line.startswith("<<<<<<<"))
+    assert conflict.startswith(f"CONFLICT (both changed): Client.fetch in {core}:{marker} (ours ")
+    assert 'theirs "canonical: " + str(exc))' in conflict
+    assert "next: resolve the markers, then plait sync --continue fork (to give up: plait sync --abort fork)" in (
+        result.stdout
+    )
 
     still = _json(_run("sync", "--continue", "fork", "--json", "--workspace", str(behind.root)))
     assert still["action"] == "continue" and still["exit"] == 1

@@ -331,9 +331,11 @@ def test_commit_puts_a_git_backed_lineage_on_a_sync_branch(tmp_path: Path) -> No
     assert repo.git.diff("--cached") == ""
     message = repo.commit(branch).message
     assert repo.commit(branch).parents[0].hexsha == head
-    assert message.startswith(f"plait sync: fork from canonical@{sha[:7]}")
-    assert "core.py: + Client.fetch_many" in message
-    assert 'kept: branch self.mode == "uds"' in message
+    assert message.startswith(f"plait: sync canonical@{sha[:7]} into fork\n")
+    # What the written file changes, then what the lineage kept of its own, each by member.
+    assert "Applied (what the written files change):\n  core.py: + Client.fetch_many\n" in message
+    kept = message.split("Own changes kept:\n", 1)[1]
+    assert kept.startswith("  core.py: ~ Client.fetch: ") and '+ branch self.mode == "uds"' in kept.splitlines()[0]
     assert "def fetch_many" in repo.git.show(f"{branch}:src/forklib/core.py")
     # Nothing is written to either checkout: the branch fast-forwards, and then holds what a sync writes.
     assert repo.git.status("--porcelain") == "" and scenario.repo.git.status("--porcelain") == ""

@@ -86,10 +86,12 @@ def test_commit_on_a_git_backed_consumer_names_the_source_commit_and_the_preserv
     assert app_repo.git.diff("--cached") == ""
     message = app_repo.commit(branch).message
     assert app_repo.commit(branch).parents[0].hexsha == head
-    assert message.startswith(f"plait vendor: app from canonical@{source[:7]}\n")
+    assert message.startswith(f"plait: vendor canonical@{source[:7]} into app\n")
     assert f"Source: canonical at commit {source}" in message
-    assert "  client.py: + Client.fetch_many" in message
-    assert "Preserved local edits:\n  client.py: except type OSError in Client.fetch\n" in message
+    assert "Applied (what the written files change):\n  client.py: + Client.fetch_many\n" in message
+    assert "Local edits kept:\n  client.py: ~ Client.fetch: + except type OSError\n" in message
+    # The edit was made by hand since the last vendor: this run records it for the first time.
+    assert "New local edits:\n  client.py: ~ Client.fetch: + except type OSError\n" in message
     committed = app_repo.commit(branch).tree / "app" / "_vendor" / "corelib"
     assert {b.name for b in committed.blobs} >= {"client.py", "plait.lock"}
     assert "def fetch_many" not in client.read_text(), "--commit writes the branch only, never the checkout"

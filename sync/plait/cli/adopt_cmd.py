@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from ..workspace import Workspace
 from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
+from .render import Places, branch_steps, render_adopt
 
 __all__ = ["adopt_command"]
 
@@ -137,48 +137,16 @@ def _chooser(out: Output) -> Callable[[Ambiguity], Candidate | None] | None:
 
 
 def _report(workspace: Workspace, result: AdoptResult, out: Output, *, dry_run: bool) -> None:
-    """The summary: the base, why, the runner-up, the local edits per file, then what to do next."""
-    verb = "would record" if dry_run else "recorded"
-    where = "its lock" if result.kind == "consumer" else "the sync state"
-    found = result.finding
-    dated = f" ({found.chosen.revision.date})" if found is not None else ""
-    out.line(f"{result.name}: base {result.source}@{result.base.short}{dated}, {verb} in {where}", "green")
-    out.line(f"  why: {result.why()}")
-    if result.runner_up is not None:
-        out.line(f"  runner-up: {_runner_up(result)}")
-    files = Counter(edit.file for edit in result.local_edits)
-    plural = "s" if len(files) != 1 else ""
-    out.line(f"  local edits: {len(result.local_edits)} in {len(files)} file{plural}")
-    for file, count in sorted(files.items()):
-        kinds = Counter(edit.kind for edit in result.local_edits if edit.file == file)
-        detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-        out.line(f"    {file}  {count} ({detail})", "cyan")
-        if out.verbose:
-            for edit in result.local_edits:
-                if edit.file == file:
-                    out.line(f"      {edit.text}")
-    for published in result.published:
-        out.line(f"  committed on {published['branch']}@{published['commit'][:7]} in {published['repository']}")
-    for note in result.notes:
-        out.line(f"  note: {note}")
+    """The summary (`render.render_adopt`, which `plait demo` prints too), then what to do next."""
+    render_adopt(result, out, dry_run=dry_run)
     out.workspace(workspace.manifest)
     if dry_run:
         out.line(f"next: plait adopt {result.name}{' --base ' + result.base.short if result.base.commit else ''}")
         return
-    for line in _commit_lines(workspace, result):
+    for line in _commit_lines(workspace, result) + branch_steps(result.published, Places(workspace)):
         out.line(f"next: {line}")
     follow = f"plait vendor {result.name}" if result.kind == "consumer" else f"plait sync {result.name}"
     out.line(f"next: {follow} (merges three ways from this base)")
-
-
-def _runner_up(result: AdoptResult) -> str:
-    runner = result.runner_up
-    assert runner is not None
-    text = runner.describe()
-    if runner.penalty:
-        shown = ", ".join(f"{e.file}: {e.text}" for e in runner.penalty[:2])
-        text += f"; under it your copy would have removed what the source had just added ({shown})"
-    return text
 
 
 def _commit_lines(workspace: Workspace, result: AdoptResult) -> list[str]:

@@ -15,7 +15,7 @@ from ..workspace import Workspace
 from . import command
 from .check_run import run
 from .options import workspace_option
-from .output import Output, output_options, reports_errors
+from .output import Output, format_option, output_options, reports_errors
 
 __all__ = ["check_command"]
 
@@ -28,10 +28,11 @@ __all__ = ["check_command"]
     help="No workspace: check every directory holding a plait.lock under the paths given (default: .) "
     "against its lock only.",
 )
+@format_option("json", "markdown")
 @workspace_option
 @output_options("check")
 @reports_errors
-def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Workspace], out: Output) -> None:
+def check_command(consumers: tuple[str, ...], locks: bool, fmt: str, ws: Callable[[], Workspace], out: Output) -> None:
     """Check CONSUMERS (default: all): every vendored file matches the lock, and
     every lock is current with its source.  It hashes files; it parses none.
 
@@ -41,4 +42,4 @@ def check_command(consumers: tuple[str, ...], locks: bool, ws: Callable[[], Work
     command that fixes it; 2 errors (a corrupt lock, a lock naming a path
     outside its directory).
     """
-    run(consumers, locks, ws, out)
+    run(consumers, locks, ws, out, fmt)

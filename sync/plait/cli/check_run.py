@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CheckArgs", "parse_plain", "run", "run_plain"]
 
-_STYLE = {"ok": "green", "drift": "yellow", "error": "bold red"}
-
 # The group's options before the command, and the command's own: what takes a value.
 _GLOBAL_VALUES = ("--workspace", "--color")
 _VALUES = ("--workspace", "--color")
@@ -46,12 +44,16 @@ class CheckArgs(NamedTuple):
     verbosity: int
 
 
-def run(consumers: Sequence[str], locks: bool, workspace: Callable[[], Workspace], out: Output) -> NoReturn:
+def run(
+    consumers: Sequence[str], locks: bool, workspace: Callable[[], Workspace], out: Output, fmt: str = "text"
+) -> NoReturn:
     """Check *consumers* (default: all) of *workspace*, or with *locks* every lock under
-    the paths *consumers* names; print the verdicts and exit with `check_exit`'s code."""
+    the paths *consumers* names; print the verdicts (as *fmt*: text, json or markdown) and
+    exit with `check_exit`'s code.  An error is on stderr whatever the format."""
     from ..vendoring.check import check, check_exit, check_locks
-    from .render import check_summary
+    from .render import Places, check_markdown, render_check
 
+    ws: Workspace | None = None
     if locks:
         roots = [Path(p) for p in consumers] or [Path(".")]
         results = check_locks(roots)
@@ -61,21 +63,20 @@ def run(consumers: Sequence[str], locks: bool, workspace: Callable[[], Workspace
         results = check(ws, list(consumers) or None)
         inputs = {"workspace": str(ws.manifest), "consumers": list(consumers)}
     code = check_exit(results)
-    if out.as_json:
-        out.emit_json({"exit": code, "consumers": [r.to_json() for r in results]}, inputs=inputs)
+    if out.as_json or fmt != "text":
+        if fmt == "markdown":
+            print(check_markdown(results, Places(ws)))
+        else:
+            out.emit_json({"exit": code, "consumers": [r.to_json() for r in results]}, inputs=inputs)
+        for result in results:
+            if result.error:
+                out.error(f"{result.consumer or result.vendor_dir}: {result.error}")
         sys.exit(code)
-    table = out.table("drift", ["consumer", "file", "drift", "detail"], wrap=["detail"])
-    for result in results:
-        for drift in result.drift:
-            table.add(result.consumer or result.vendor_dir, drift.file or "-", drift.kind, drift.detail)
-    if table.rows:
-        out.show(table)
-    for result in results:
-        out.line(check_summary(result), _STYLE[result.state], stderr=result.state == "error")
+    render_check(results, out)
     if not results:
         out.line("no vendored directory found" if locks else "the workspace declares no consumer")
-    if not locks:
-        out.workspace(inputs["workspace"])
+    if ws is not None and not out.quiet:
+        out.workspace(Places(ws).manifest(ws.manifest))
     sys.exit(code)
 
 

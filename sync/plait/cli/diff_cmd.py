@@ -14,7 +14,7 @@ from ..workspace import Workspace
 from . import command
 from .options import workspace_option
 from .output import Output, output_options, reports_errors
-from .render import render_diff
+from .render import Places, render_diff
 
 __all__ = ["diff_command"]
 
@@ -48,7 +48,7 @@ def diff_command(a: str, b: str, fmt: str, ws: Callable[[], Workspace], out: Out
 
     Lists the members only in A and only in B, and summarises each changed
     member: branches added to a dispatch chain, except types widened,
-    parameters added, with a small unified diff of the rest.
+    parameters added; --verbose adds a small unified diff of each.
 
     When one copy descends from the other (a lineage from its source, a
     consumer from what it vendors), the ancestor is first carried through
@@ -67,5 +67,5 @@ def diff_command(a: str, b: str, fmt: str, ws: Callable[[], Workspace], out: Out
     else:
         render_diff(result, out, fmt)
         if fmt == "text" and workspace is not None:
-            out.workspace(workspace.manifest)
+            out.workspace(Places(workspace).manifest(workspace.manifest))
     sys.exit(0)

@@ -3,14 +3,19 @@
 - Colour: ``--color auto|always|never``; ``auto`` colours only a terminal and
   honours ``NO_COLOR``.  A stream that is not a terminal gets no escape code
   at all.
-- Tables: a rich table in a terminal; in a pipe, one plain line per row with
-  every cell in full (node paths are never wrapped or cut), so ``grep`` finds
+- Reports: a summary by default (a line per copy with counts, then what
+  needs attention, then ``next:``), every member with ``--verbose``, only the
+  problems with ``--quiet`` (`render` holds the shapes).
+- Tables: a rich table in a terminal, when it fits with every cell whole;
+  otherwise, and in a pipe, one plain line per row with every cell in full
+  (node paths are never wrapped or cut), so ``grep`` finds
   ``EmbeddingClient.embed_with_outcome`` on the line that names it.
 - JSON: ``{"schema": 1, "inputs": {...}, ...}``, compact by default and
   indented with ``--pretty``.
 - Progress: a transient rich progress display in a terminal; plain lines
   otherwise, one per step.
-- Errors: one line on stderr, ``plait <command>: error: <cause>``, exit 2.
+- Errors: one line on stderr, ``plait <command>: error: <cause>``, exit 2,
+  whatever stdout gets (``--json`` too: a CI log shows why a step failed).
 """
 
 from __future__ import annotations
@@ -33,15 +38,13 @@ if TYPE_CHECKING:
     # or JSON (a merge driver in a pipe) never loads it.
     from rich.console import Console
 
-    from ..runs import RunReport
-
 __all__ = [
     "JSON_SCHEMA",
     "ColorMode",
     "Output",
     "PlainTable",
     "color_option",
-    "finish_run",
+    "format_option",
     "make_console",
     "output_options",
     "reports_errors",
@@ -83,10 +86,12 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
 class PlainTable:
     """A table that stays readable in a terminal and grep-able in a pipe.
 
-    A cell is a string.  In a terminal only the columns named in
-    *wrap* may wrap (the others keep ids and names whole).  In a pipe each
-    row prints as one line, its cells in full, separated by two spaces;
-    empty cells print as ``-`` so the columns stay countable.
+    A cell is a string.  In a terminal the table is drawn only when it
+    fits the terminal's width with every cell whole (the columns named in
+    *wrap* may wrap between words); a table that would have to cut a path
+    or a name prints as the plain lines instead.  In a pipe each row prints
+    as one line, its cells in full, separated by two spaces; empty cells
+    print as ``-`` so the columns stay countable.
     """
 
     title: str
@@ -101,17 +106,29 @@ class PlainTable:
         from rich.table import Table
         from rich.text import Text
 
-        if console.is_terminal:
+        if console.is_terminal and self.width() <= console.width:
             table = Table(title=self.title or None, title_justify="left")
             for name in self.columns:
                 wraps = name in self.wrap
-                table.add_column(name, overflow="fold", no_wrap=not wraps, min_width=12 if wraps else None)
+                table.add_column(name, no_wrap=not wraps, overflow="fold", min_width=self._least(name))
             for cells, style in self.rows:
                 table.add_row(*cells, style=style)
             console.print(table)
             return
-        for line in self.plain_lines():
-            console.print(Text(line), soft_wrap=True)
+        for (_cells, style), line in zip(self.rows, self.plain_lines(), strict=True):
+            console.print(Text(line, style=style or ""), soft_wrap=True)
+
+    def _least(self, column: str) -> int:
+        """The narrowest *column* can be without cutting anything: its longest cell, or word if it wraps."""
+        index = list(self.columns).index(column)
+        cells = [column, *(cells[index] for cells, _ in self.rows if index < len(cells))]
+        if column in self.wrap:
+            return max((len(word) for cell in cells for word in cell.split()), default=1)
+        return max((len(cell) for cell in cells), default=1)
+
+    def width(self) -> int:
+        """The width the drawn table needs with nothing cut: each column, its padding and its border."""
+        return 1 + sum(self._least(column) + 3 for column in self.columns)
 
     def plain_lines(self) -> list[str]:
         """The rows as a pipe gets them: one line each, cells in full, two spaces apart."""
@@ -212,8 +229,12 @@ class Output:
         """A step counter: call the yielded function with a line per finished step.
 
         In a terminal (and not with --json) a transient progress bar; in a pipe
-        plain lines on stderr, so stdout stays the command's result.
+        plain lines on stderr, so stdout stays the command's result; with
+        --quiet nothing.
         """
+        if self.quiet:
+            yield lambda _message: None
+            return
         if self.err.is_terminal and not self.as_json:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -235,70 +256,6 @@ class Output:
         yield plain
 
 
-def conflict_text(path: str, reason: str, line: int | None) -> str:
-    """A conflict as a report row says it: ``CONFLICT <node path>: <reason> (line N)``."""
-    return f"CONFLICT {path}: {reason}" + (f" (line {line})" if line else "")
-
-
-def report_tail(
-    report: RunReport[Any], out: Output, table: PlainTable, headlines: Sequence[tuple[str, str | None]]
-) -> None:
-    """The part of a run's report every run prints alike: its table, a headline per copy, commits, notes."""
-    if table.rows:
-        out.show(table)
-    for text, style in headlines:
-        out.line(text, style)
-    for name, commit in report.commits.items():
-        out.line(f"{name}: committed on {commit}")
-    for name, pushed in report.pushed.items():
-        out.line(f"{name}: pushed {pushed}")
-    for note in report.notes:
-        out.line(note)
-    if report.dry_run:
-        out.line(f"dry run: nothing was written; this is what a run would do in {report.manifest}")
-    else:
-        out.workspace(report.manifest)
-
-
-def finish_run(
-    report: RunReport[Any],
-    out: Output,
-    *,
-    key: str,
-    dry_run: bool,
-    inputs: dict[str, Any],
-    render: Callable[[Any, Output], None],
-) -> None:
-    """Print a run that writes copies (`sync`, `vendor`) the one way both do, and exit with its code.
-
-    JSON: the report, each entry under *key* with its ``diff`` on a dry run.
-    Text: the diffs on a dry run, the report (*render*), then every conflict
-    and refusal on stderr, one line each.
-    """
-    if out.as_json:
-        data = report.to_json()
-        if dry_run:
-            for entry, plan in zip(data[key], report.plans, strict=True):
-                entry["diff"] = plan.diff()
-        out.emit_json(data, inputs=inputs)
-    else:
-        import click
-
-        if dry_run:
-            for plan in report.plans:
-                diff = plan.diff()
-                if diff:
-                    click.echo(diff, nl=False)
-        render(report, out)
-        for plan in report.plans:
-            for conflict in plan.conflicts:
-                said = "would CONFLICT" if report.dry_run else "CONFLICT"
-                out.line(f"{said} {plan.name} {conflict.describe()}", stderr=True)
-            if plan.outcome == "refused":
-                out.error(f"{plan.name}: {'would be refused: ' if report.dry_run else ''}{plan.reason}")
-    sys.exit(report.exit_code)
-
-
 def color_option(fn: Callable[P, R]) -> Callable[P, R]:
     import click
 
@@ -308,6 +265,21 @@ def color_option(fn: Callable[P, R]) -> Callable[P, R]:
         default=None,
         help="Colour: auto (a terminal, unless NO_COLOR), always or never.",
     )(fn)
+
+
+def format_option(*choices: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--format text|json|markdown``: markdown for a CI job summary or a pull request's body."""
+    import click
+
+    names = ("text", *choices)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(names),
+        default="text",
+        show_default=True,
+        help="text for people; markdown for a CI job summary or a pull request; json: same as --json.",
+    )
 
 
 def output_options(command: str, *, levels: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:

@@ -1,4 +1,4 @@
-"""`plait status`: one row per lineage (a thin shell over `plait.status`)."""
+"""`plait status`: the workspace at a glance, a row per copy (a thin shell over `plait.lineage.status`)."""
 
 from __future__ import annotations
 
@@ -7,47 +7,57 @@ from collections.abc import Callable
 
 import click
 
-from ..lineage.status import LineageStatus, status
+from ..lineage.status import overview
 from ..workspace import Workspace
 from . import command
 from .options import workspace_option
-from .output import Output, output_options, reports_errors
-from .render import render_status
+from .output import Output, format_option, output_options, reports_errors
+from .render import Places, overview_markdown, render_overview
 
 __all__ = ["status_command"]
 
 
-def status_exit(rows: list[LineageStatus], check: bool) -> int:
-    if any(row.state == "error" for row in rows):
-        return 2
-    if check and any(row.state != "up-to-date" for row in rows):
-        return 1
-    return 0
-
-
 @command("status")
-@click.argument("lineages", nargs=-1)
-@click.option("--check", is_flag=True, help="Exit 1 when a lineage is behind, conflicted or never synced (for CI).")
+@click.argument("names", nargs=-1)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit 1 when a lineage or consumer is behind, conflicted, unlocked or never synced (for CI).",
+)
+@format_option("json", "markdown")
 @workspace_option
 @output_options("status")
 @reports_errors
-def status_command(lineages: tuple[str, ...], check: bool, ws: Callable[[], Workspace], out: Output) -> None:
-    """Show, for each lineage (default: all), its source and base, the source
-    changes a sync would apply (by node path), the lineage-only code it
-    carries, and whether a sync is waiting on a conflict.
+def status_command(names: tuple[str, ...], check: bool, fmt: str, ws: Callable[[], Workspace], out: Output) -> None:
+    """Show where every copy stands (or NAMES: lineages and consumers): the
+    canonical and its commit; for each lineage its base, the source changes
+    a sync would apply and its own changes; for each consumer the commit it
+    was vendored from, how many source files changed since, its local edits
+    and any drift `plait check` would find; each with the command to run
+    next.  --verbose lists every pending change and local edit by member.
 
     \b
     Exit codes: 0 ok; with --check, 1 when anything is pending; 2 errors.
     """
     workspace = ws()
-    total = len(workspace.sync_order(list(lineages) or None))
+    lineages = [n for n in names if n in workspace.lineages]
+    total = len(workspace.sync_order(lineages or None)) if lineages or not names else 0
+    total += len([n for n in names if n in workspace.consumers]) if names else len(workspace.consumers)
     with out.progress(total, "status") as step:
-        rows = status(workspace, list(lineages) or None, progress=lambda row: step(f"{row.name}: {row.state}"))
-    code = status_exit(rows, check)
-    if out.as_json:
-        inputs = {"workspace": str(workspace.manifest), "lineages": list(lineages)}
-        out.emit_json({"exit": code, "lineages": [row.to_json() for row in rows]}, inputs=inputs)
+        view = overview(workspace, list(names) or None, progress=lambda name, state: step(f"{name}: {state}"))
+    code = view.exit_code(check)
+    places = Places(workspace)
+    if out.as_json or fmt == "json":
+        inputs = {"workspace": str(workspace.manifest), "names": list(names)}
+        out.emit_json({"exit": code, **view.to_json()}, inputs=inputs)
+    elif fmt == "markdown":
+        click.echo(overview_markdown(view, places))
     else:
-        render_status(rows, out)
-        out.workspace(workspace.manifest)
+        render_overview(view, out, places)
+    for row in view.lineages:
+        if row.state == "error":
+            out.error(f"{row.name}: {row.reason}")
+    for consumer in view.consumers:
+        if consumer.state == "error":
+            out.error(f"{consumer.name}: {consumer.reason}")
     sys.exit(code)

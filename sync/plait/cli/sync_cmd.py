@@ -13,8 +13,8 @@ from ..merge import DEFAULT_BUDGET
 from ..workspace import Workspace
 from . import command
 from .options import workspace_option
-from .output import Output, finish_run, output_options, reports_errors
-from .render import outcome_words, render_report
+from .output import Output, format_option, output_options, reports_errors
+from .render import Places, finish_run, outcome_words
 
 __all__ = ["sync_command"]
 
@@ -45,6 +45,7 @@ def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> No
 @click.option(
     "--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds per file for the structured merge."
 )
+@format_option("json", "markdown")
 @workspace_option
 @output_options("sync")
 @reports_errors
@@ -57,6 +58,7 @@ def sync_command(
     abort: bool,
     no_write_conflicts: bool,
     budget: float,
+    fmt: str,
     ws: Callable[[], Workspace],
     out: Output,
 ) -> None:
@@ -65,6 +67,11 @@ def sync_command(
     For each mapped file: base = the source as last synced (from the store),
     ours = the lineage now, theirs = the source now, all through the
     lineage's transforms.  Every file of a run is written, or none is.
+
+    \b
+    By default a summary per lineage: what the written files change, what
+    the lineage keeps of its own, and the command to run next; --verbose
+    lists every member, --quiet only the problems.
 
     \b
     Conflicts work like git merge: files get markers and the lineage waits.
@@ -99,4 +106,4 @@ def sync_command(
             budget=budget,
             progress=lambda plan: step(f"{plan.name}: {outcome_words(plan.outcome, dry_run)}"),
         )
-    finish_run(report, out, key="lineages", dry_run=dry_run, inputs=inputs, render=render_report)
+    finish_run(report, out, Places(workspace, report.roots), command="sync", fmt=fmt, inputs=inputs)

@@ -13,8 +13,8 @@ from ..vendoring.vendor import vendor
 from ..workspace import Workspace
 from . import command
 from .options import workspace_option
-from .output import Output, finish_run, output_options, reports_errors
-from .render import outcome_words, render_vendor_report
+from .output import Output, format_option, output_options, reports_errors
+from .render import Places, finish_run, outcome_words
 
 __all__ = ["vendor_command"]
 
@@ -37,6 +37,7 @@ __all__ = ["vendor_command"]
 @click.option(
     "--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Seconds per file for the structured merge."
 )
+@format_option("json", "markdown")
 @workspace_option
 @output_options("vendor")
 @reports_errors
@@ -49,6 +50,7 @@ def vendor_command(
     jobs: int | None,
     no_write_conflicts: bool,
     budget: float,
+    fmt: str,
     ws: Callable[[], Workspace],
     out: Output,
 ) -> None:
@@ -59,6 +61,12 @@ def vendor_command(
     file now, theirs = the source now, imports rewritten into the consumer's
     package.  Local edits survive; the report and the lock list them by node
     path.  Every file of a run is written, or none is.
+
+    By default a summary per consumer: what the written files change, the
+    local edits kept (and which are new, and which the source has taken),
+    where the files went and the command to run next; --verbose lists every
+    member, --quiet only the problems.  --format markdown is a pull
+    request's body.
 
     \b
     Exit codes: 0 vendored or up to date; 1 conflicts; 2 errors (nothing written).
@@ -83,4 +91,4 @@ def vendor_command(
             progress=lambda plan: step(f"{plan.consumer}: {outcome_words(plan.outcome, dry_run)}"),
         )
     inputs = {"workspace": str(workspace.manifest), "consumers": list(consumers), "all": all_}
-    finish_run(report, out, key="consumers", dry_run=dry_run, inputs=inputs, render=render_vendor_report)
+    finish_run(report, out, Places(workspace, report.roots), command="vendor", fmt=fmt, inputs=inputs)

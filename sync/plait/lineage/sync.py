@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal
 from .. import gitops
 from ..commit import Transaction
 from ..errors import PlaitError
+from ..members import Texts, fold
 from ..merge import DEFAULT_BUDGET
 from ..publish import Piece
 from ..runs import (
@@ -42,10 +43,11 @@ from ..runs import (
     kept_line,
     merge_trees,
     snapshot_json,
-    untracked_notes,
+    untracked_paths,
 )
 from ..session import branch_run, commit_run, exclusive, guard_run, new_transaction, writing_run
 from ..store import Snapshot, State, SyncRecord, digest_of
+from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import rewrite_tree
 from ..workspace import Copy, Lineage, Workspace
 
@@ -89,14 +91,56 @@ class LineagePlan(PlannedFiles):
         return self.new_base is not None and self.base is not None and self.new_base.files != self.base.files
 
     def kept(self) -> list[ReportLine]:
-        """What the lineage has on its own and kept: node paths and whole files."""
+        """What the lineage has on its own and kept: node paths and whole files.
+
+        A change both sides made is not the lineage's own any more: the
+        source has it too (`upstreamed`).
+        """
         lines: list[ReportLine] = []
         for f in self.files:
             if f.action == "kept":
                 what = "deleted file" if f.after is None else "file"
-                lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", "kept", f"{what} {f.name}"))
-            lines += [kept_line(f.name, c) for c in f.changes_by("ours")]
+                kind = "removed" if f.after is None else "added"
+                lines.append(ReportLine(f.name, f"kept: {what} {f.name}", "", kind, f"{what} {f.name}"))
+            lines += [kept_line(f.name, c) for c in f.changes_by("ours") if c.side == "ours"]
         return lines
+
+    def upstreamed(self) -> list[ReportLine]:
+        """The lineage's own changes that its source has now made too: no longer the lineage's."""
+        return [
+            kept_line(f.name, c)
+            for f in self.files
+            for c in f.changes_by("ours")
+            if c.side == "both" and c.kind != "dropped"
+        ]
+
+    @property
+    def title(self) -> str:
+        """The one line a commit or a pull request is titled with."""
+        at = f"@{self.new_base.short}" if self.new_base is not None else ""
+        return f"plait: sync {self.source.name}{at} into {self.name}"
+
+    def story(self, mode: Mode) -> CopyStory:
+        """What the sync does to this lineage, for people (`plait.summary`)."""
+        texts = {f.name: Texts(f.before, f.after) for f in self.files}
+        kept = [line.edit for line in self.kept()]
+        return CopyStory(
+            self.name,
+            "lineage",
+            self.source.name,
+            self.outcome,
+            mode,
+            was=self.base.short if self.base is not None else "",
+            now=self.new_base.short if self.new_base is not None else "",
+            changed=[f.name for f in self.changed],
+            added=[f.name for f in self.changed if f.before is None],
+            applied=fold([line.edit for line in self.applied()], texts),
+            kept=fold(kept, texts),
+            moved=[member for _file, _path, member in moved_into(kept)],
+            upstream=fold([line.edit for line in self.upstreamed()], texts),
+            conflicts=conflict_notes(self),
+            reason=self.reason,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -287,7 +331,9 @@ def _sync(
         plans.append(plan)
         if progress is not None:
             progress(plan)
-    report = SyncReport(plans, dry_run=dry_run, manifest=str(ws.manifest))
+    report = SyncReport(
+        plans, dry_run=dry_run, manifest=str(ws.manifest), roots={p.name: str(p.lineage.root) for p in plans}
+    )
     if dry_run or report.refused or (report.conflicted and not write_conflicts):
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
@@ -315,7 +361,7 @@ def _sync(
             return report
         commit_run(ws, txn)
         report.written = True
-        report.notes += untracked_notes([t for p in plans for t in _added(ws, p)])
+        report.untracked = untracked_paths([t for p in plans for t in _added(ws, p)])
     return report
 
 
@@ -370,15 +416,9 @@ def _branch(plan: LineagePlan) -> str:
 
 
 def commit_message(plan: LineagePlan) -> str:
-    """A commit message that a pull request can use as is."""
-    assert plan.new_base is not None
-    lines = [f"plait sync: {plan.name} from {plan.source.name}@{plan.new_base.short}", ""]
-    applied, kept = plan.applied(), plan.kept()
-    lines.append(f"Applied from {plan.source.name}:")
-    lines += [f"  {item.file}: {item.text}" for item in applied] or ["  (nothing)"]
-    lines += ["", f"Kept from {plan.name}:"]
-    lines += [f"  {item.file}: {item.text}" for item in kept] or ["  (nothing)"]
-    return "\n".join(lines) + "\n"
+    """A commit message that a pull request can use as is: what the written files change,
+    what the lineage keeps, and what its source has taken of its own changes."""
+    return commit_text(plan.title, plan.story("written"))
 
 
 # --------------------------------------------------------------------------

@@ -36,15 +36,17 @@ from typing import Any, ClassVar, Literal
 from .. import gitops
 from ..commit import Transaction
 from ..errors import PlaitError
+from ..members import Edit, Texts, fold
 from ..merge import DEFAULT_BUDGET, merge3
 from ..publish import Piece
-from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_notes
+from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_paths
 from ..session import branch_run, commit_run, guard_run, new_transaction, writing_run
 from ..store import Snapshot, Store, digest_of
+from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workers import orphan_proof_pool
 from ..workspace import Consumer, Copy, Workspace
-from .lock import LOCK_NAME, LocalEdit, Lock, LockedFile, read_lock
+from .lock import LOCK_NAME, CorruptLock, LocalEdit, Lock, LockedFile, read_lock
 
 __all__ = [
     "VendorPlan",
@@ -107,6 +109,13 @@ class VendorPlan(PlannedFiles):
     def local_edits(self) -> list[LocalEdit]:
         return self.lock.local_edits if self.lock is not None else []
 
+    def spelled(self, name: str, before: str, after: str) -> str:
+        """*before* in *after*'s import spelling: a hand-vendored `sed` spelling that binds the
+        same is not what a re-vendor changed."""
+        if self.lock is None or not name.endswith(".py"):
+            return before
+        return align_spelling({name: before}, {name: after}, self.lock.package)[name]
+
     @property
     def source_id(self) -> str:
         """The source as a short id for people and branch names: its commit, else a content hash."""
@@ -115,6 +124,71 @@ class VendorPlan(PlannedFiles):
         if self.lock.source_commit:
             return self.lock.source_commit[:7]
         return Snapshot(self.lock.sources()).tree[:10]
+
+    @property
+    def title(self) -> str:
+        """The one line a commit or a pull request is titled with."""
+        return f"plait: vendor {self.source}@{self.source_id} into {self.consumer}"
+
+    def story(self, mode: Mode) -> CopyStory:
+        """What the re-vendor does to this consumer, for people (`plait.summary`).
+
+        Its local edits are compared with the ones the lock it replaces
+        listed: an edit listed only now is new (a hand edit since the last
+        run); one listed only before, in a file whose source changed since,
+        is one the source has taken.
+        """
+        texts = {f.name: Texts(f.before, f.after) for f in self.files}
+        now = [Edit(e.file, e.path, e.kind, e.detail) for e in self.local_edits]
+        previous = self._previous_lock()
+        before = [Edit(e.file, e.path, e.kind, e.detail) for e in previous.local_edits] if previous else []
+        merged = [
+            Edit(f.name, c.path, c.kind, c.detail, c.statement, c.note)
+            for f in self.files
+            for c in f.changes_by("ours")
+            if c.side == "ours"
+        ]
+        moves = {(file, path): member for file, path, member in moved_into(merged)}
+        before_keys, now_keys = {_edit_key(e) for e in before}, {_edit_key(e) for e in now}
+        moved_to = {
+            (file, dest)
+            for (file, path), dest in moves.items()
+            if any(e.file == file and e.path == path for e in before)
+        }
+        new = [e for e in now if _edit_key(e) not in before_keys and (e.file, e.path) not in moved_to]
+        gone = [e for e in before if _edit_key(e) not in now_keys and (e.file, e.path) not in moves]
+        upstream = [e for e in gone if previous is not None and self._source_moved(previous, e.file)]
+        return CopyStory(
+            self.consumer,
+            "consumer",
+            self.source,
+            self.outcome,
+            mode,
+            was=_short(self.previous_commit, previous),
+            now=_short(self.lock.source_commit, self.lock) if self.lock is not None else "",
+            changed=[f.name for f in self.changed],
+            added=[f.name for f in self.changed if f.before is None],
+            applied=fold([line.edit for line in self.applied()], texts),
+            kept=fold(now, texts),
+            moved=[member for _file, _path, member in moved_into(merged)],
+            upstream=fold(upstream, texts),
+            new=fold(new, texts) if previous is not None else [],
+            conflicts=conflict_notes(self),
+            reason=self.reason,
+        )
+
+    def _previous_lock(self) -> Lock | None:
+        if not self.previous_text:
+            return None
+        try:
+            return Lock.loads(self.previous_text, path=LOCK_NAME)
+        except CorruptLock:
+            return None
+
+    def _source_moved(self, previous: Lock, file: str) -> bool:
+        """Whether *file*'s source changed between the lock found and the lock written."""
+        was, now = previous.files.get(file), self.lock.files.get(file) if self.lock is not None else None
+        return was is not None and now is not None and was.base is not None and was.base != now.base
 
     def to_json(self) -> dict[str, Any]:
         lock = self.lock
@@ -582,7 +656,12 @@ def _vendor(
     budget: float,
     progress: Callable[[VendorPlan], None] | None,
 ) -> VendorReport:
-    report = VendorReport(_plan_all(ws, consumers, jobs, budget, progress), dry_run=dry_run, manifest=str(ws.manifest))
+    report = VendorReport(
+        _plan_all(ws, consumers, jobs, budget, progress),
+        dry_run=dry_run,
+        manifest=str(ws.manifest),
+        roots={c.name: str(c.vendor_dir) for c in consumers},
+    )
     if dry_run or report.refused or (report.conflicted and not write_conflicts):
         if report.conflicted and not write_conflicts and not dry_run:
             report.notes.append("conflicts: nothing was written (--no-write-conflicts)")
@@ -604,7 +683,9 @@ def _vendor(
         for f in p.changed
         if f.before is None and f.after is not None
     ]
-    report.notes += untracked_notes(added)
+    # A first lock is new in the consumer's repository too: without it there, CI finds no lock.
+    added += [ws.consumers[p.consumer].vendor_dir / LOCK_NAME for p in to_write if p.previous_text is None]
+    report.untracked = untracked_paths(added)
     return report
 
 
@@ -658,24 +739,36 @@ def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
     txn.write(ws.target(consumer, LOCK_NAME, root=consumer.vendor_dir), plan.lock_text, last=True)
 
 
+def _edit_key(edit: Edit) -> tuple[str, ...]:
+    """What makes two local edits the same edit: a changed body is the same edit whatever
+    statement the report quotes from it."""
+    if edit.kind == "changed":
+        return (edit.file, edit.path, edit.kind)
+    return (edit.file, edit.path, edit.kind, edit.detail)
+
+
+def _short(commit: str | None, previous: Lock | None) -> str:
+    """The source a consumer was vendored from, as a short id: its commit, else its content."""
+    if commit:
+        return commit[:7]
+    if previous is not None:
+        return f"tree:{Snapshot(previous.sources()).tree[:10]}"
+    return ""
+
+
 def _branch(plan: VendorPlan) -> str:
     return f"plait/vendor-{plan.consumer}-{plan.source_id}"
 
 
 def commit_message(plan: VendorPlan) -> str:
-    """A commit message that a pull request can use as is: the source commit, what
-    was applied, and the local edits that were preserved."""
+    """A commit message that a pull request can use as is: the source commit, what the
+    written files change, the local edits kept, and those the source has taken."""
     assert plan.lock is not None
     lock = plan.lock
-    lines = [f"plait vendor: {plan.consumer} from {plan.source}@{plan.source_id}", ""]
     if lock.source_commit:
-        lines.append(f"Source: {plan.source} at commit {lock.source_commit}")
+        preamble = [f"Source: {plan.source} at commit {lock.source_commit}"]
     else:
-        lines.append(f"Source: {plan.source} (no commit: its files were not committed when vendored)")
+        preamble = [f"Source: {plan.source} (no commit: its files were not committed when vendored)"]
     if plan.previous_commit and plan.previous_commit != lock.source_commit:
-        lines.append(f"Previously vendored from commit {plan.previous_commit}")
-    lines += ["", f"Applied from {plan.source}:"]
-    lines += [f"  {line.file}: {line.text}" for line in plan.applied()] or ["  (nothing)"]
-    lines += ["", "Preserved local edits:"]
-    lines += [f"  {edit.file}: {edit.text}" for edit in plan.local_edits] or ["  (none)"]
-    return "\n".join(lines) + "\n"
+        preamble.append(f"Previously vendored from commit {plan.previous_commit}")
+    return commit_text(plan.title, plan.story("written"), preamble)
