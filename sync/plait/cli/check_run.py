@@ -17,11 +17,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
+from ..records import record
 from . import run_standalone
 
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from ..workspace import Workspace
     from .output import ColorMode, Output
 
@@ -34,7 +37,8 @@ _FLAGS = {"--locks": "locks", "-q": "quiet", "--quiet": "quiet", "-v": "verbose"
 _COLORS: dict[str, ColorMode] = {"auto": "auto", "always": "always", "never": "never"}
 
 
-class CheckArgs(NamedTuple):
+@record(frozen=True)
+class CheckArgs:
     """One `plait check` as asked: what to check, where, and how to print it."""
 
     consumers: tuple[str, ...]
