@@ -43,6 +43,13 @@ def plain_toml(text: str) -> dict[str, object] | None:
     arrays: set[str] = set()
     try:
         for line in text.split("\n"):
+            known = _READ.get(line)
+            if known is not None:  # (a key and value read before: tested already)
+                key, read = known
+                if key in table:
+                    raise _NotPlain
+                table[key] = read.copy() if isinstance(read, dict | list) else read  # (each text its own tables)
+                continue
             if not line.isprintable():
                 raise _NotPlain  # control characters, which TOML refuses almost everywhere
             if not line.strip(" ") or line.startswith("#"):
@@ -59,16 +66,13 @@ def plain_toml(text: str) -> dict[str, object] | None:
             elif line.startswith("[") and line.endswith("]"):
                 table = _header(root, line[1:-1], headed, arrays)
             else:
-                known = _READ.get(line)
-                if known is None:
-                    spelled, _, value = line.partition(" = ")
-                    known = (_plain_key(spelled), _plain_value(value))
-                    if len(_READ) < _REMEMBERED:
-                        _READ[line] = known
-                key, read = known
+                spelled, _, value = line.partition(" = ")
+                key, read = _plain_key(spelled), _plain_value(value)
                 if key in table:
                     raise _NotPlain
-                table[key] = read.copy() if isinstance(read, dict | list) else read  # (each text its own tables)
+                if len(_READ) < _REMEMBERED:
+                    _READ[line] = (key, read)
+                table[key] = read.copy() if isinstance(read, dict | list) else read
     except _NotPlain:
         return None
     return root

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .errors import PlaitError
-from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative
+from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative, read_bytes
 from .records import field, record
 from .toml_input import check_bounds
 
@@ -401,7 +401,7 @@ class Store:
         """The content stored under *digest*, verified; *what* names it in errors."""
         path = self.confined(self.path_of(digest))
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except FileNotFoundError:
             raise CorruptStore(f"store entry for {what} is missing ({digest[:12]}…)", path=str(path)) from None
         except OSError as exc:

@@ -457,7 +457,7 @@ def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: s
     below: list[tuple[str, str]] = []
     for entry in entries:
         rel = prefix + entry.name
-        if skip.match(entry.name) or skip.match(rel):
+        if skip.match(entry.name) or (prefix and skip.match(rel)):
             continue
         if entry.is_symlink():
             target = Path(entry.path).resolve()

@@ -279,7 +279,25 @@ def _file_name(name: object, path: str) -> str:
 _DIGEST_KEYS = frozenset({"sha256", "base", "source"})
 
 
+# Entries read already in this process: a fleet's locks name the same files by the same digests.
+_LOCKED: dict[tuple[str, tuple[tuple[str, object], ...]], LockedFile] = {}
+_REMEMBERED = 4096
+
+
 def _locked_file(name: str, entry: object, path: str) -> LockedFile:
+    key = (name, tuple(entry.items())) if isinstance(entry, dict) else None
+    try:
+        known = _LOCKED.get(key) if key is not None else None
+    except TypeError:  # a value that is no string (a hand edit): tested, and refused, below
+        key = known = None
+    if known is None:
+        known = _new_locked_file(name, entry, path)
+        if key is not None and len(_LOCKED) < _REMEMBERED:
+            _LOCKED[key] = known
+    return known
+
+
+def _new_locked_file(name: str, entry: object, path: str) -> LockedFile:
     # (Every file of every lock of a fleet comes through here, so it asks only what it must.)
     _file_name(name, path)
     if not isinstance(entry, dict):
