@@ -66,7 +66,8 @@ def test_every_report_names_the_manifest_it_used(behind, command: list[str]) -> 
 
 
 def test_every_line_of_a_dry_run_says_would(behind) -> None:
-    result = _plait(behind.root, "sync", "--dry-run")
+    # --verbose: a pipe gets progress lines on stderr then, and they too say what would happen.
+    result = _plait(behind.root, "sync", "--dry-run", "--verbose")
     assert result.returncode == 0, result.stderr
     report = [line for line in result.stdout.splitlines() if line.startswith("fork")]
     assert report, result.stdout

@@ -12,8 +12,10 @@
   ``EmbeddingClient.embed_with_outcome`` on the line that names it.
 - JSON: ``{"schema": 1, "inputs": {...}, ...}``, compact by default and
   indented with ``--pretty``.
-- Progress: a transient rich progress display in a terminal; plain lines
-  otherwise, one per step.
+- Progress: a transient rich progress display in a terminal; in a pipe,
+  plain lines on stderr, one per step, with ``--verbose`` only (as git shows
+  progress only to a terminal): a CI log that captures both streams would
+  otherwise read every copy twice, once as progress and once in the summary.
 - Errors: one line on stderr, ``plait <command>: error: <cause>``, exit 2,
   whatever stdout gets (``--json`` too: a CI log shows why a step failed).
 """
@@ -233,10 +235,10 @@ class Output:
         """A step counter: call the yielded function with a line per finished step.
 
         In a terminal (and not with --json) a transient progress bar; in a pipe
-        plain lines on stderr, so stdout stays the command's result; with
-        --quiet nothing.
+        plain lines on stderr with --verbose, so stdout stays the command's
+        result; otherwise nothing.
         """
-        if self.quiet:
+        if self.quiet or (not self.err.is_terminal and not self.verbose):
             yield lambda _message: None
             return
         if self.err.is_terminal and not self.as_json:

@@ -116,7 +116,7 @@ class Places:
     A path is shown relative to the current directory when that is shorter
     (``../CPersona/cpersona/_vendored/embedding_client.py``), else in full;
     a git command runs in the copy's repository (``git -C ../CPersona diff``),
-    plain ``git`` when that repository holds the current directory.
+    plain ``git`` at that repository's top.
     """
 
     def __init__(self, ws: Workspace | None, roots: Mapping[str, str] | None = None) -> None:
@@ -166,9 +166,9 @@ class Places:
         return repository_top(root) if root is not None else None
 
     def git(self, top: Path) -> str:
-        """``git`` as the reader runs it on *top*'s repository."""
-        here = self.cwd.resolve()
-        if here == top.resolve() or top.resolve() in here.parents:
+        """``git`` as the reader runs it on *top*'s repository: plain at its top, else with ``-C``,
+        since the paths given to it (`in_repo`) are named from the top, not from below it."""
+        if self.cwd.resolve() == top.resolve():
             return "git"
         return f"git -C {self.show(top)}"
 
