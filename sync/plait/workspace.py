@@ -2,8 +2,9 @@
 
 The manifest says what exists: the canonical client, the lineages that sync
 from it (or from each other), and the consumers that vendor a copy.  It is
-read with tomllib and written with tomlkit, so the comments and the order people gave it
-survive every write.
+read by `plain_toml` (or tomllib, for what that does not know) and written
+with tomlkit, so the comments and the order people gave it survive every
+write.
 
 Every path in it is resolved here, once, and confined: a directory, a file
 or a symlink that leads outside the workspace (or outside its git

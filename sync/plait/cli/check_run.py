@@ -9,6 +9,10 @@ plain forms people and hooks type (``plait [--workspace DIR] check [-q]
 [NAMES...]``) and hands anything else, ``--json`` and ``--help`` included,
 to click.  Whichever parses, `run` checks, so both behave alike by
 construction.
+
+The rest of the path keeps to the same budget: no `dataclasses` (records,
+`plait.records`), no `typing` at run time, no `tomllib` for what plait and
+most people write (`plain_toml`); tests/cli/test_check_plain_path.py holds it.
 """
 
 from __future__ import annotations

@@ -15,8 +15,10 @@ check`` reads it.  It records:
 - while a conflict waits for its markers to be resolved, the files that hold them.
 
 So the lock plus the store are enough, with no git history at all, to check
-a copy and to re-vendor it.  It is read with the standard library's
-``tomllib`` (``plait check`` must start fast) and written with tomlkit.
+a copy and to re-vendor it.  It is read by `plain_toml`, which takes what
+`dumps` writes without importing ``tomllib`` (``plait check`` must start
+fast), or by ``tomllib`` when it was edited into another spelling; it is
+written with tomlkit.
 """
 
 from __future__ import annotations
