@@ -17,19 +17,20 @@ pull request shows the base moving as one line per file in one small file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .errors import PlaitError
-from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative
+from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative, read_bytes
+from .records import field, record
 from .toml_input import check_bounds
 
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import Any
+
     # tomlkit is imported where the state is read or written: `plait check`
     # loads a workspace (and so this module) but never the state.
     import tomlkit
@@ -70,8 +71,13 @@ cache/
 # (written once; the user may have edited it) never shows it either.
 CACHE_GITIGNORE = "# plait's cache of derived files (rebuilt when missing); never committed.\n*\n"
 
+try:  # hashlib's own OpenSSL sha256, without hashlib's start-up (which makes one of every hash it offers)
+    from _hashlib import openssl_sha256 as _sha256
+except ImportError:  # an interpreter built without OpenSSL
+    from hashlib import sha256 as _sha256
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_HEX40 = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+_HEX40 = r"[0-9a-f]{40}([0-9a-f]{24})?"  # (compiled by `re` when a state is read, which `plait check` never does)
 
 # Every key a record of the state may hold: a typo or a hand edit is named,
 # never half-understood.
@@ -90,7 +96,7 @@ class CorruptState(PlaitError):
 def digest_of(data: str | bytes) -> str:
     """The sha256 hex digest of *data* (text is hashed as UTF-8)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    return hashlib.sha256(raw).hexdigest()
+    return _sha256(raw).hexdigest()
 
 
 def _nearest(key: str, known: Iterable[str]) -> str:
@@ -100,7 +106,7 @@ def _nearest(key: str, known: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Snapshot:
     """The state of a copy's files, by content: relative path → sha256.
 
@@ -156,7 +162,7 @@ class Snapshot:
             if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
                 raise CorruptState(f"{where}.files: {name!r} = {digest!r} is not a sha256 hex digest")
         commit = data.get("commit")
-        if commit is not None and (not isinstance(commit, str) or not _HEX40.fullmatch(commit)):
+        if commit is not None and (not isinstance(commit, str) or not re.fullmatch(_HEX40, commit)):
             raise CorruptState(f"{where}: 'commit' = {commit!r} is not a git commit id")
         snapshot = cls({str(k): str(v) for k, v in files.items()}, commit)
         tree = data.get("tree")
@@ -167,7 +173,7 @@ class Snapshot:
         return snapshot
 
 
-@dataclass
+@record
 class SyncRecord:
     """What one lineage last synced from, and a sync in progress if any.
 
@@ -395,7 +401,7 @@ class Store:
         """The content stored under *digest*, verified; *what* names it in errors."""
         path = self.confined(self.path_of(digest))
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except FileNotFoundError:
             raise CorruptStore(f"store entry for {what} is missing ({digest[:12]}…)", path=str(path)) from None
         except OSError as exc:

@@ -2,8 +2,9 @@
 
 The manifest says what exists: the canonical client, the lineages that sync
 from it (or from each other), and the consumers that vendor a copy.  It is
-read with tomllib and written with tomlkit, so the comments and the order people gave it
-survive every write.
+read by `plain_toml` (or tomllib, for what that does not know) and written
+with tomlkit, so the comments and the order people gave it survive every
+write.
 
 Every path in it is resolved here, once, and confined: a directory, a file
 or a symlink that leads outside the workspace (or outside its git
@@ -13,22 +14,23 @@ anything is read or written.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import functools
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
 
 from .errors import PlaitError
 from .paths import LOCK_NAME, STORE_DIR, is_plain_relative
+from .plain_toml import plain_toml
+from .records import field, record, replace
 from .toml_input import check_bounds
 
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     import tomlkit
 
     from .commit import Transaction
@@ -49,6 +51,7 @@ __all__ = [
     "matches",
     "bundled_workspace",
     "read_tree",
+    "tree_files",
     "walk_tree",
 ]
 
@@ -90,7 +93,7 @@ _NEVER_COPIED = ("__pycache__", "*.pyc", "*.plait-tmp", "*.plait-del", ".DS_Stor
 _ALWAYS_EXCLUDED = (*_NEVER_COPIED, LOCK_NAME)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GitSpec:
     """A copy that lives in a git repository: a path or URL, a ref, a subdirectory.
 
@@ -110,7 +113,7 @@ class GitSpec:
         return "://" in self.url or (":" in self.url and "@" in self.url.partition(":")[0])
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class Copy:
     """A copy of the client's package: the canonical one or a lineage.
 
@@ -133,7 +136,7 @@ class Copy:
     client_module: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class Lineage(Copy):
     """A separately maintained copy that syncs from another copy.
 
@@ -169,7 +172,7 @@ class Lineage(Copy):
         )
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class Consumer:
     """A service that vendors a copy of the client into its own package.
 
@@ -213,6 +216,8 @@ class Consumer:
 
     def selects(self, rel: str) -> bool:
         """Whether the source file *rel* is vendored (include and exclude globs)."""
+        if not self.include and not self.exclude:
+            return True  # (most consumers: every source file, asked of each)
         return (not self.include or matches(rel, self.include)) and not matches(rel, self.exclude)
 
     def is_protected(self, rel: str) -> bool:
@@ -272,12 +277,41 @@ def _read_text(path: Path, who: str) -> str:
         raise unreadable(exc, path) from None
 
 
+def _parse_toml(text: str, where: str) -> dict[str, object]:
+    """The manifest at *where* parsed by `tomllib`: what `plain_toml` leaves to it, bad TOML named."""
+    import tomllib
+
+    check_bounds(text, path=where, what="the manifest")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PlaitError(f"the manifest does not parse: {exc}", path=where) from None
+
+
+def resolved_below(top: Path, rel: str) -> Path:
+    """``(top / rel).resolve()`` for a resolved *top*, testing only the parts of *rel* when it is plain.
+
+    `Path.resolve` tests every part from the root of the filesystem, and a
+    fleet's manifest has two paths to resolve per consumer: that was half
+    of loading it.  A part of *rel* that is a symlink, or a *rel* that is
+    not plain (``..``, ``.``, absolute), is resolved in full.
+    """
+    if not is_plain_relative(rel):
+        return (top / rel).resolve()
+    path = str(top)
+    for part in rel.split("/"):
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            return (top / rel).resolve()
+    return Path(path)
+
+
 def _known_keys(table: Mapping[str, object], known: tuple[str, ...], where: str) -> None:
     """Refuse a key the table may not hold, naming it and the nearest one it may."""
-    import difflib
-
     for key in table:
         if key not in known:
+            import difflib  # (here: only a typo pays for it)
+
             close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
             raise PlaitError(f"{where}: unknown key {key!r}{hint}")
@@ -325,7 +359,8 @@ def _module_name(table: Mapping[str, object], key: str, where: str) -> str | Non
 
 # A ref as a manifest may name it: a branch, a tag or a commit, never a reflog
 # entry (``main@{1}``), a range or an option.
-_REF = re.compile(r"(?!-)(?!/)(?!.*\.\.)(?!.*@\{)[A-Za-z0-9._/+-]+(?<!/)(?<!\.lock)")
+# (A pattern, compiled by `re` where a git-backed copy needs it: `plait check` of directories never does.)
+_REF = r"(?!-)(?!/)(?!.*\.\.)(?!.*@\{)[A-Za-z0-9._/+-]+(?<!/)(?<!\.lock)"
 
 
 def _git_values(spec: GitSpec, where: str) -> None:
@@ -343,7 +378,7 @@ def _git_values(spec: GitSpec, where: str) -> None:
             f"{where}: git = {spec.url!r} uses the {protocol!r} transport; plait lets git use only"
             f" {', '.join(PROTOCOLS)}"
         )
-    if spec.ref is not None and not _REF.fullmatch(spec.ref):
+    if spec.ref is not None and not re.fullmatch(_REF, spec.ref):
         raise PlaitError(
             f"{where}: ref = {spec.ref!r} is not a branch, tag or commit name (letters, digits and ._/+-,"
             " not starting with '-', no '..' or '@{')"
@@ -392,10 +427,21 @@ def walk_tree(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> 
     """``(relative path, path)`` of every file under *top*, sorted, without the excluded ones.
 
     The one walk behind reading a copy and hashing it (`plait check`), so
-    both see the same files.  A symlink that resolves outside *confine* is
-    refused with the path named, before anything is read through it.  A
-    directory is tested against the globs before it is entered, so the
-    name and the path of each level are all a file needs tested against.
+    both see the same files: `tree_files`, with each path a `Path`.
+    """
+    for rel, path in tree_files(top, exclude=exclude, confine=confine, who=who):
+        yield rel, Path(path)
+
+
+def tree_files(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> Iterator[tuple[str, str]]:
+    """``(relative path, path)`` of every file under *top*, sorted, without the excluded ones.
+
+    Each path a string: `plait check` hashes every file of a fleet, and
+    making a `Path` of each cost more than opening it.  A symlink that
+    resolves outside *confine* is refused with the path named, before
+    anything is read through it.  A directory is tested against the globs
+    before it is entered, so the name and the path of each level are all a
+    file needs tested against.
     """
     if not top.is_dir():
         raise PlaitError(f"{who}: no such directory", path=str(top))
@@ -403,7 +449,7 @@ def walk_tree(top: Path, *, exclude: Iterable[str], confine: Path, who: str) -> 
     yield from _walk(str(top), "", skip, confine, who)
 
 
-def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: str) -> Iterator[tuple[str, Path]]:
+def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: str) -> Iterator[tuple[str, str]]:
     try:
         with os.scandir(folder) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -412,7 +458,7 @@ def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: s
     below: list[tuple[str, str]] = []
     for entry in entries:
         rel = prefix + entry.name
-        if skip.match(entry.name) or skip.match(rel):
+        if skip.match(entry.name) or (prefix and skip.match(rel)):
             continue
         if entry.is_symlink():
             target = Path(entry.path).resolve()
@@ -421,30 +467,32 @@ def _walk(folder: str, prefix: str, skip: re.Pattern[str], confine: Path, who: s
         if entry.is_dir(follow_symlinks=False):
             below.append((entry.path, rel + "/"))
         elif entry.is_file():
-            yield rel, Path(entry.path)
+            yield rel, entry.path
     for path, deeper in below:
         yield from _walk(path, deeper, skip, confine, who)
 
 
-class _CopyFields(TypedDict):
-    """What every copy declares, as `Copy` and `Lineage` take it."""
+if TYPE_CHECKING:
 
-    name: str
-    package: str
-    root: Path
-    confine: Path
-    git: GitSpec | None
-    repo_root: Path | None
-    description: str
-    exclude: tuple[str, ...]
-    client_module: str | None
+    class _CopyFields(TypedDict):
+        """What every copy declares, as `Copy` and `Lineage` take it."""
+
+        name: str
+        package: str
+        root: Path
+        confine: Path
+        git: GitSpec | None
+        repo_root: Path | None
+        description: str
+        exclude: tuple[str, ...]
+        client_module: str | None
 
 
 class Workspace:
     """A loaded manifest and everything it declares, with paths resolved and confined.
 
-    The manifest is read with the standard library's tomllib, which is quick
-    to import (`plait check` must start fast); the tomlkit `document`, which
+    The manifest is read by `plain_toml` when it is spelled plainly, else by
+    the standard library's tomllib (`plait check` must start fast); the tomlkit `document`, which
     keeps comments and order for a write, is parsed only when asked for.
     """
 
@@ -459,11 +507,7 @@ class Workspace:
         self.fetch = True
         self._checked_out: set[str] = set()
         where = str(manifest)
-        check_bounds(text, path=where, what="the manifest")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise PlaitError(f"the manifest does not parse: {exc}", path=where) from None
+        data = plain_toml(text) or _parse_toml(text, where)
         _known_keys(data, _TOP_KEYS, where)
         root = data.get("root", ".")
         if not isinstance(root, str):
@@ -472,10 +516,11 @@ class Workspace:
         # widen it to its repository (the bundled one does: its canonical client
         # lives beside the workspace), never further: a manifest that could say
         # `root = "/"` would let every path it names lead anywhere.
+        self._real_dir = self.dir.resolve()
         self.root = (self.dir / root).resolve()
-        limit = repository_top(self.dir.resolve()) or self.dir.resolve()
+        limit = repository_top(self._real_dir) or self._real_dir
         if not self.root.is_relative_to(limit):
-            what = "its git repository" if limit != self.dir.resolve() else "its own directory"
+            what = "its git repository" if limit != self._real_dir else "its own directory"
             raise PlaitError(f"'root' = {root!r} widens the workspace past {what} ({limit})", path=where)
         canonical = data.get(CANONICAL)
         if not isinstance(canonical, Mapping):
@@ -542,7 +587,7 @@ class Workspace:
             local = None if spec.is_remote else self.dir / spec.url
             if local is not None and local.exists():
                 repo_root = local.resolve()
-                spec = dataclasses.replace(spec, in_place=True)
+                spec = replace(spec, in_place=True)
             else:
                 repo_root = (self.dir / STORE_DIR / CLONES / name).resolve()
             root = (repo_root / spec.subdir).resolve()
@@ -555,7 +600,7 @@ class Workspace:
 
     def confined(self, rel: str, *, what: str) -> Path:
         """*rel* (relative to the manifest) resolved, refused if it leaves the workspace."""
-        path = (self.dir / rel).resolve()
+        path = resolved_below(self._real_dir, rel)
         if not path.is_relative_to(self.root):
             raise PlaitError(f"{what} {rel!r} escapes the workspace ({self.root})")
         return path
@@ -614,7 +659,7 @@ class Workspace:
         _known_keys(table, _CONSUMER_KEYS, where)
         root, confine, git, _repo = self._location(table, section, name)
         vendor_rel = _relative(_str(table, "vendor_dir", where), where)
-        vendor_dir = (root / vendor_rel).resolve()
+        vendor_dir = resolved_below(root, vendor_rel)
         if not vendor_dir.is_relative_to(root):
             raise PlaitError(f"{where}: vendor_dir {vendor_rel!r} escapes the consumer (a symlink?)")
         package = _str(table, "package", where)

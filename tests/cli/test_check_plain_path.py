@@ -148,3 +148,63 @@ def test_the_plain_path_prints_and_exits_as_click_does(tmp_path: Path) -> None:
         )
         assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
         assert fast.returncode in (0, 1, 2) and (fast.stdout or fast.stderr)
+
+
+# What the plain path must not import, beyond what the interpreter itself started with: the
+# standard library's slowest imports, each a large part of a hook's cost (benchmarks/check_speed.py).
+# dataclasses brings inspect (with ast, dis and tokenize); tomllib brings typing and datetime;
+# hashlib makes one of every hash it offers where check needs OpenSSL's sha256 alone.
+SLOW = ("dataclasses", "inspect", "typing", "tomllib", "difflib", "hashlib", "ast", "tokenize", "json")
+
+LOADED = """
+import sys
+started = set(sys.modules)
+slow_names = sys.argv[1]
+sys.argv = ["plait", *sys.argv[2:]]
+import runpy
+
+try:
+    runpy.run_module("plait", run_name="__main__")
+except SystemExit as done:
+    slow = sorted(set(sys.modules) - started & set(slow_names.split(",")))
+    print("exit", done.code, "slow", slow, file=sys.stderr)
+"""
+
+
+def _slow_imports(*argv: str, cwd: Path) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", LOADED, ",".join(SLOW), *argv], capture_output=True, text=True, cwd=cwd
+    )
+    return proc.stderr.splitlines()[-1]
+
+
+def test_the_plain_path_imports_none_of_the_slow_standard_modules(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _vendored(root)
+    consumers = str(root / "consumers")
+    assert _slow_imports("--workspace", str(root), "check", cwd=tmp_path) == "exit 0 slow []"
+    assert _slow_imports("check", "--locks", consumers, cwd=tmp_path) == "exit 0 slow []"
+    # Drift and its report take the same path: an edited file, an extra one, a missing one.
+    vendored = root / "consumers" / "svc" / "svc" / "_vendor" / "corelib"
+    (vendored / "errors.py").write_text("changed = True\n")
+    (vendored / "extra.py").write_text("")
+    (root / "consumers" / "tool" / "tool" / "_vendor" / "corelib" / "__init__.py").unlink()
+    assert _slow_imports("--workspace", str(root), "check", "-v", cwd=tmp_path) == "exit 1 slow []"
+    assert _slow_imports("check", "--locks", consumers, cwd=tmp_path) == "exit 1 slow []"
+
+
+def test_a_manifest_spelled_otherwise_is_still_read_and_a_bad_one_still_refused(tmp_path: Path) -> None:
+    # The plain reader stands aside for what it does not know: tomllib reads it (and pays its import).
+    root = tmp_path / "ws"
+    _vendored(root)
+    manifest = root / "lineages.toml"
+    text = manifest.read_text()
+    manifest.write_text(text.replace('[canonical]\npackage = "corelib"', "[canonical]\npackage = 'corelib'  # literal"))
+    assert _slow_imports("--workspace", str(root), "check", cwd=tmp_path) == "exit 0 slow ['tomllib', 'typing']"
+    manifest.write_text(text + "[consumers.svc]\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", "--workspace", str(root), "check"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("plait check: error: ") and "the manifest does not parse" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1

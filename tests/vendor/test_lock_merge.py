@@ -4,8 +4,8 @@ and what it cannot know waits for `plait vendor` instead of being guessed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
+from plait.records import replace
 from plait.vendoring.lock import LocalEdit, Lock, LockedFile
 from plait.vendoring.lock_merge import MergedFile, merge_locks
 

@@ -13,7 +13,8 @@ import tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plait.vendoring.lock import LocalEdit, Lock, LockedFile, _plain_toml
+from plait.plain_toml import plain_toml as _plain_toml
+from plait.vendoring.lock import LocalEdit, Lock, LockedFile
 
 _HEX = st.text("0123456789abcdef", min_size=64, max_size=64)
 _PLAIN = st.text(string.ascii_letters + string.digits + "._-/ ()=:,", min_size=1, max_size=20)
@@ -92,6 +93,22 @@ _EDITS = st.sampled_from(
         '"q\\"uote" = "x"',
         "\ufeffbom = 1",
         "tail = 1\r",
+        # what a manifest holds: tables named by dotted keys, booleans
+        "[source.sub]",
+        "[files.deep.er]",
+        "[local_edits.x]",
+        "[consumers.svc]",
+        '[consumers."svc"]',
+        "[consumers.svc.rename]",
+        "[consumers]",
+        "[a.]",
+        "[.a]",
+        "[a..b]",
+        "flag = true",
+        "flag = false",
+        "flag = True",
+        "flag = true # why",
+        "flag = truex",
     ]
 )
 

@@ -19,15 +19,20 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..records import record
+
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import Any
+
     import click
 
 COLOR_CHOICES = ("auto", "always", "never")
 
 
-class CommandSpec(NamedTuple):
+@record(frozen=True)
+class CommandSpec:
     """Where a command lives, and what it does in one line.
 
     The one line is declared here and nowhere else: `plait --help` lists it

@@ -9,6 +9,10 @@ plain forms people and hooks type (``plait [--workspace DIR] check [-q]
 [NAMES...]``) and hands anything else, ``--json`` and ``--help`` included,
 to click.  Whichever parses, `run` checks, so both behave alike by
 construction.
+
+The rest of the path keeps to the same budget: no `dataclasses` (records,
+`plait.records`), no `typing` at run time, no `tomllib` for what plait and
+most people write (`plain_toml`); tests/cli/test_check_plain_path.py holds it.
 """
 
 from __future__ import annotations
@@ -17,11 +21,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
+from ..records import record
 from . import run_standalone
 
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from ..workspace import Workspace
     from .output import ColorMode, Output
 
@@ -34,7 +41,8 @@ _FLAGS = {"--locks": "locks", "-q": "quiet", "--quiet": "quiet", "-v": "verbose"
 _COLORS: dict[str, ColorMode] = {"auto": "auto", "always": "always", "never": "never"}
 
 
-class CheckArgs(NamedTuple):
+@record(frozen=True)
+class CheckArgs:
     """One `plait check` as asked: what to check, where, and how to print it."""
 
     consumers: tuple[str, ...]

@@ -27,15 +27,17 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from ..errors import PlaitError
+from ..records import field, record
 from . import COLOR_CHOICES
 
 # click and json are imported where a command is declared or prints through
 # them: a merge driver's plain run (`merge_run`) uses `Output` without either.
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import IO, Any, Literal, ParamSpec, TypeVar
+
     # rich is imported where it draws: a command that only prints plain lines
     # or JSON (a merge driver in a pipe) never loads it.
     from rich.console import Console
@@ -55,10 +57,12 @@ __all__ = [
 JSON_SCHEMA = 1
 EXIT_ERROR = 2
 
-ColorMode = Literal["auto", "always", "never"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
+if TYPE_CHECKING:
+    ColorMode = Literal["auto", "always", "never"]
+    P = ParamSpec("P")
+    R = TypeVar("R")
+else:
+    ColorMode = str  # (what a colour mode is at run time)
 
 
 def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[str] | None = None) -> Console:
@@ -84,7 +88,7 @@ def make_console(*, stderr: bool = False, color: ColorMode = "auto", file: IO[st
     )
 
 
-@dataclass
+@record
 class PlainTable:
     """A table that stays readable in a terminal and grep-able in a pipe.
 
@@ -140,7 +144,7 @@ class PlainTable:
         return out
 
 
-@dataclass
+@record
 class Output:
     """The output settings of one command run, and the helpers that obey them."""
 

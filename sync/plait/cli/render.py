@@ -27,13 +27,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from ..records import record
 from .output import Output
 
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..lineage.adopt import AdoptResult
     from ..lineage.diff import CopyDiff
     from ..lineage.status import ConsumerStatus, LineageStatus, Overview
@@ -221,7 +223,7 @@ def md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]
 # the family graph: canonical → lineages → consumers
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edge:
     """One copy and what it syncs or vendors from, with its state."""
 

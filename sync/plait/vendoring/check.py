@@ -16,23 +16,29 @@ all (a consumer's own repository, a pre-commit hook).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
 from ..errors import PlaitError
-from ..workspace import Consumer, Workspace, walk_tree
+from ..paths import read_bytes
+from ..records import field, record
+from ..store import digest_of
+from ..workspace import Consumer, Workspace, tree_files
 from .lock import LOCK_NAME, Lock, find_locks, read_lock
 
 __all__ = ["ConsumerCheck", "Drift", "DriftKind", "check", "check_exit", "check_locks", "hash_files"]
 
-DriftKind = Literal["edited", "missing", "extra", "behind", "conflicted", "unlocked"]
+TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    DriftKind = Literal["edited", "missing", "extra", "behind", "conflicted", "unlocked"]
+else:
+    DriftKind = str  # (what a drift's kind is at run time)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Drift:
     """One way a vendored copy differs from its lock, or its lock from its source.
 
@@ -47,7 +53,7 @@ class Drift:
         return {"file": self.file, "kind": self.kind, "detail": self.detail}
 
 
-@dataclass
+@record
 class ConsumerCheck:
     """The check of one vendored directory.
 
@@ -92,12 +98,12 @@ def check_exit(results: Iterable[ConsumerCheck]) -> int:
     return 1 if "drift" in states else 0
 
 
-def hash_files(files: Iterable[tuple[str, Path]]) -> dict[str, str]:
+def hash_files(files: Iterable[tuple[str, str | os.PathLike[str]]]) -> dict[str, str]:
     """relative path → sha256 of the file's bytes."""
     out: dict[str, str] = {}
     for rel, path in files:
         try:
-            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            out[rel] = digest_of(read_bytes(path))
         except OSError as exc:
             raise PlaitError(f"cannot read: {exc.strerror or type(exc).__name__}", path=str(path)) from None
     return out
@@ -205,7 +211,7 @@ def _bases_stored(ws: Workspace, lock: Lock, verified: set[str]) -> None:
 def _on_disk(vendor_dir: Path, exclude: Iterable[str], confine: Path, who: str) -> dict[str, str]:
     if not vendor_dir.is_dir():
         return {}
-    return hash_files(walk_tree(vendor_dir, exclude=exclude, confine=confine, who=who))
+    return hash_files(tree_files(vendor_dir, exclude=exclude, confine=confine, who=who))
 
 
 def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drift]:

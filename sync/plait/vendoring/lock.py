@@ -15,22 +15,24 @@ check`` reads it.  It records:
 - while a conflict waits for its markers to be resolved, the files that hold them.
 
 So the lock plus the store are enough, with no git history at all, to check
-a copy and to re-vendor it.  It is read with the standard library's
-``tomllib`` (``plait check`` must start fast) and written with tomlkit.
+a copy and to re-vendor it.  It is read by `plain_toml`, which takes what
+`dumps` writes without importing ``tomllib`` (``plait check`` must start
+fast), or by ``tomllib`` when it was edited into another spelling; it is
+written with tomlkit.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PlaitError
-from ..paths import LOCK_NAME, is_plain_relative
-from ..toml_input import MAX_DIGITS, check_bounds
+from ..paths import LOCK_NAME, is_plain_relative, read_bytes
+from ..plain_toml import plain_toml
+from ..records import field, record
+from ..toml_input import check_bounds
 
 __all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
 
@@ -53,7 +55,7 @@ class CorruptLock(PlaitError):
     """A lock that does not parse, has the wrong shape, or names a path outside its directory."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockedFile:
     """One file of a vendored directory, by digest.
 
@@ -67,7 +69,7 @@ class LockedFile:
     source: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LocalEdit:
     """One edit the vendored copy carries that its source does not, by node path.
 
@@ -92,7 +94,7 @@ class LocalEdit:
         return {"file": self.file, "path": self.path, "kind": self.kind, "detail": self.detail, "text": self.text}
 
 
-@dataclass
+@record
 class Lock:
     """A vendored directory's lock, as read or about to be written."""
 
@@ -130,8 +132,10 @@ class Lock:
     @classmethod
     def loads(cls, text: str, *, path: str) -> Lock:
         """Parse and validate a lock; `CorruptLock` names what is wrong with it."""
-        data = _plain_toml(text)
+        data = plain_toml(text)
         if data is None:
+            import tomllib
+
             try:
                 check_bounds(text, path=path, what="the lock")
                 data = tomllib.loads(text)
@@ -219,7 +223,7 @@ def read_lock(vendor_dir: Path) -> Lock | None:
     if path.is_symlink() and not path.resolve().is_relative_to(vendor_dir.resolve()):
         raise CorruptLock(f"the lock is a symlink leading out of its directory (to {path.resolve()})", path=str(path))
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -244,111 +248,6 @@ def find_locks(root: Path) -> list[Path]:
         if LOCK_NAME in names:
             found.append(Path(folder))
     return found
-
-
-# --------------------------------------------------------------------------
-# reading what `dumps` writes, fast
-
-# The TOML that `Lock.dumps` writes, line by line: bare or quoted keys, strings
-# without escapes, integers, lists of strings, one-line tables of strings.
-# (Read with str methods, not regular expressions: compiling those cost
-# `plait check` a tenth of what reading with them saved.)
-
-
-class _NotPlain(Exception):
-    """A line `_plain_toml` leaves to tomllib."""
-
-
-def _plain_toml(text: str) -> dict[str, object] | None:
-    """*text* as `tomllib` reads it, when it is spelled as `Lock.dumps` spells a lock; else None.
-
-    `plait check` reads every lock of a fleet, and the standard library's
-    TOML parser (pure Python) took longer than hashing every vendored file.
-    Every line must be one of the few forms `dumps` writes, and every key
-    and table new; anything else (an escape, a dotted key, a hand edit in
-    another spelling, a duplicate, a character TOML may refuse) is None,
-    and `tomllib` reads the text (and names what is wrong with it).
-    """
-    root: dict[str, object] = {}
-    table = root
-    arrays: set[str] = set()
-    try:
-        for line in text.split("\n"):
-            if not line.isprintable():
-                raise _NotPlain  # control characters, which TOML refuses almost everywhere
-            if not line.strip(" ") or line.startswith("#"):
-                continue
-            if line.startswith("[[") and line.endswith("]]"):
-                name = _plain_key(line[2:-2])
-                if name in root and name not in arrays:
-                    raise _NotPlain
-                arrays.add(name)
-                table = {}
-                array = root.setdefault(name, [])
-                assert isinstance(array, list)
-                array.append(table)
-            elif line.startswith("[") and line.endswith("]"):
-                name = _plain_key(line[1:-1])
-                if name in root:
-                    raise _NotPlain
-                table = root[name] = {}
-            else:
-                spelled, _, value = line.partition(" = ")
-                key = _plain_key(spelled)
-                if key in table:
-                    raise _NotPlain
-                table[key] = _plain_value(value)
-    except _NotPlain:
-        return None
-    return root
-
-
-def _plain_key(spelled: str) -> str:
-    """A bare key, or a quoted one without escapes."""
-    if spelled.startswith('"'):
-        return _plain_string(spelled)
-    if spelled and spelled.isascii() and spelled.replace("-", "a").replace("_", "a").isalnum():
-        return spelled
-    raise _NotPlain
-
-
-def _plain_string(spelled: str) -> str:
-    if len(spelled) < 2 or not spelled.endswith('"') or '"' in spelled[1:-1] or "\\" in spelled:
-        raise _NotPlain
-    return spelled[1:-1]
-
-
-def _plain_value(spelled: str) -> object:
-    """A value as `dumps` writes it, and nothing after it but a comment."""
-    closing = {'"': '"', "[": "]", "{": "}"}.get(spelled[:1])
-    if closing is None:
-        number, _, rest = spelled.partition(" ")
-        if not number.isdigit() or not number.isascii() or (number.startswith("0") and number != "0"):
-            raise _NotPlain
-        if len(number) > MAX_DIGITS:
-            raise _NotPlain  # `check_bounds` names it; int() would raise past the interpreter's limit
-        value: object = int(number)
-    else:
-        end = spelled.find(closing, 1)
-        if end < 0:
-            raise _NotPlain
-        inner, rest = spelled[1:end], spelled[end + 1 :]
-        if closing == '"':
-            value = _plain_string(spelled[: end + 1])
-        elif closing == "]":
-            value = [_plain_string(item) for item in inner.split(", ")] if inner else []
-        else:
-            entry: dict[str, str] = {}
-            for item in inner.split(", "):
-                key, equals, string = item.partition(" = ")
-                name = _plain_key(key)
-                if not equals or name in entry:
-                    raise _NotPlain
-                entry[name] = _plain_string(string)
-            value = entry
-    if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
-        raise _NotPlain
-    return value
 
 
 # --------------------------------------------------------------------------
@@ -379,26 +278,41 @@ def _file_name(name: object, path: str) -> str:
     return name
 
 
-def _digest(entry: Mapping[str, object], key: str, name: str, path: str) -> str | None:
-    value = entry.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not _HEX64.fullmatch(value):
-        raise CorruptLock(f"files.{name!r}: {key} must be a sha256 hex digest", path=path)
-    return value
+_DIGEST_KEYS = frozenset({"sha256", "base", "source"})
+
+
+# Entries read already in this process: a fleet's locks name the same files by the same digests.
+_LOCKED: dict[tuple[str, tuple[tuple[str, object], ...]], LockedFile] = {}
+_REMEMBERED = 4096
 
 
 def _locked_file(name: str, entry: object, path: str) -> LockedFile:
+    key = (name, tuple(entry.items())) if isinstance(entry, dict) else None
+    try:
+        known = _LOCKED.get(key) if key is not None else None
+    except TypeError:  # a value that is no string (a hand edit): tested, and refused, below
+        key = known = None
+    if known is None:
+        known = _new_locked_file(name, entry, path)
+        if key is not None and len(_LOCKED) < _REMEMBERED:
+            _LOCKED[key] = known
+    return known
+
+
+def _new_locked_file(name: str, entry: object, path: str) -> LockedFile:
+    # (Every file of every lock of a fleet comes through here, so it asks only what it must.)
     _file_name(name, path)
-    if not isinstance(entry, Mapping):
+    if not isinstance(entry, dict):
         raise CorruptLock(f"files.{name!r} must be a table of digests", path=path)
-    unknown = set(entry) - {"sha256", "base", "source"}
-    if unknown:
+    if not entry.keys() <= _DIGEST_KEYS:
+        unknown = set(entry) - _DIGEST_KEYS
         raise CorruptLock(f"files.{name!r}: unknown key(s) {', '.join(sorted(unknown))}", path=path)
-    locked = LockedFile(*(_digest(entry, key, name, path) for key in ("sha256", "base", "source")))
-    if locked == LockedFile():
+    for key, value in entry.items():
+        if not isinstance(value, str) or not _HEX64.fullmatch(value):
+            raise CorruptLock(f"files.{name!r}: {key} must be a sha256 hex digest", path=path)
+    if not entry:
         raise CorruptLock(f"files.{name!r} records no digest", path=path)
-    return locked
+    return LockedFile(entry.get("sha256"), entry.get("base"), entry.get("source"))
 
 
 def _local_edit(entry: object, path: str) -> LocalEdit:
