@@ -586,7 +586,12 @@ def resolve(path: Path, rev: str) -> str:
 
 
 def _tree_entries(top: Path, rev: str, rel: str) -> list[tuple[str, str, str]]:
-    """(mode, blob sha, path) of every file under *rel* at *rev*."""
+    """(mode, blob sha, path) of every file under *rel* at *rev* ("" for the whole tree).
+
+    No ``--`` before the path: after ``--end-of-options`` ls-tree reads every
+    argument past the tree as a path, ``--`` too, so a lone ``--`` listed
+    nothing (a copy at its repository's top had no files).
+    """
     said = _git(
         top,
         "ls-tree",
@@ -595,9 +600,8 @@ def _tree_entries(top: Path, rev: str, rel: str) -> list[tuple[str, str, str]]:
         "--full-tree",
         "--end-of-options",
         rev,
-        "--",
         *([rel] if rel else []),
-        what=f"read {rev}",
+        what=f"list the files of {rev}",
     )
     out = []
     for record in filter(None, said.split("\0")):
@@ -652,24 +656,9 @@ def tree_files(top: Path, rev: str, path: str = "") -> dict[str, str]:
     an empty dict, an unknown *rev* an error.
     """
     prefix = f"{path.rstrip('/')}/" if path else ""
-    text = _git(
-        top,
-        "ls-tree",
-        "-r",
-        "-z",
-        "--full-tree",
-        "--end-of-options",
-        rev,
-        *(["--", prefix] if prefix else []),
-        what=f"list the files of {rev}",
-    )
     out: dict[str, str] = {}
-    for entry in text.split("\0"):
-        if not entry:
-            continue
-        meta, _, name = entry.partition("\t")
-        mode, kind, sha = meta.split()
-        if kind == "blob" and mode in ("100644", "100755") and name.startswith(prefix):
+    for mode, sha, name in _tree_entries(top, rev, prefix):
+        if mode in ("100644", "100755") and name.startswith(prefix):
             out[name[len(prefix) :]] = sha
     return out
 
@@ -737,7 +726,7 @@ def _modes(top: Path, rev: str, rels: Sequence[str]) -> dict[str, str]:
     """The file mode of each of *rels* at *rev* (those it has)."""
     if not rels:
         return {}
-    said = _git(top, "ls-tree", "-z", "--full-tree", "--end-of-options", rev, "--", *rels, what="read modes")
+    said = _git(top, "ls-tree", "-z", "--full-tree", "--end-of-options", rev, *rels, what="read modes")
     out: dict[str, str] = {}
     for record in filter(None, said.split("\0")):
         meta, _, name = record.partition("\t")
@@ -747,7 +736,9 @@ def _modes(top: Path, rev: str, rels: Sequence[str]) -> dict[str, str]:
 
 def head_blobs(top: Path, rels: Sequence[str]) -> dict[str, str] | None:
     """The blob sha of each of *rels* at HEAD (those it has); None when git cannot say."""
-    said = _quiet(top, "ls-tree", "-z", "--full-tree", "--end-of-options", "HEAD", "--", *rels)
+    if not rels:
+        return {}
+    said = _quiet(top, "ls-tree", "-z", "--full-tree", "--end-of-options", "HEAD", *rels)
     if said is None:
         return None
     out: dict[str, str] = {}

@@ -331,3 +331,19 @@ def test_status_of_every_repository_is_untouched_by_a_read_only_check(tmp_path: 
     before = {name: status(repo) for name, repo in setup.repos.items()}
     assert plait(setup.ws, "check").returncode == 0
     assert {name: status(repo) for name, repo in setup.repos.items()} == before
+
+
+def test_a_copy_at_its_repositorys_top_has_its_files_at_a_revision_and_a_file_named_dashdash_is_one(
+    tmp_path: Path,
+) -> None:
+    # After --end-of-options, ls-tree reads `--` as a path: a lone one listed nothing, so a
+    # package that is its repository's top had no files at any revision.
+    repo = git.Repo.init(tmp_path / "pkg")
+    (tmp_path / "pkg" / "core.py").write_text("X = 1\n")
+    (tmp_path / "pkg" / "--").write_text("a file named like an option\n")
+    repo.index.add(["core.py", "--"])
+    sha = repo.index.commit("pkg").hexsha
+    assert gitops.files_at(tmp_path / "pkg", sha) == {"core.py": "X = 1\n", "--": "a file named like an option\n"}
+    assert gitops.tree_files(tmp_path / "pkg", sha) == gitops.tree_files(tmp_path / "pkg", sha, "")
+    assert sorted(gitops.tree_files(tmp_path / "pkg", sha)) == ["--", "core.py"]
+    assert sorted(gitops.head_blobs(tmp_path / "pkg", ["core.py"]) or {}) == ["core.py"]
