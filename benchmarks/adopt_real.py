@@ -45,6 +45,8 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench_git import git
+
 REQUESTS = [
     "2.26.0",
     "2.27.0",
@@ -116,22 +118,6 @@ def vendored_version(files: dict[str, bytes]) -> str:
         if line.lower().startswith("requests=="):
             return line.split("==", 1)[1].strip()
     raise SystemExit("pip's vendor.txt names no requests")
-
-
-def git(cwd: Path, *args: str, when: int | None = None) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@localhost",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@localhost",
-    }
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 def replace_tree(top: Path, files: dict[str, bytes]) -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
-import os
 import shutil
 import subprocess
 import sys
@@ -34,6 +33,8 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+
+from bench_git import git
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = ROOT / "client" / "embedding_client"
@@ -50,21 +51,6 @@ vendor_dir = "svc/_vendored/embedding_client"
 package = "{PACKAGE}"
 """
 START = 1_780_000_000
-
-
-def git(cwd: Path, *args: str, when: int | None = None) -> None:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@localhost",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@localhost",
-    }
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
-    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
 def revision(files: dict[str, str], n: int) -> None:
