@@ -131,6 +131,21 @@ class Texts:
                     out.append((module.code_for_node(stmt).strip(), binding, stmt))
         return out
 
+    @functools.cached_property
+    def classes(self) -> frozenset[str]:
+        """The dotted paths of the classes the texts define, nested ones included: a statement
+        in a class body binds a member of the class, one in a function's body does not."""
+        import libcst as cst
+
+        found: set[str] = set()
+        todo = [(binding, node) for _code, binding, node in self._statements if isinstance(node, cst.ClassDef)]
+        while todo:
+            path, cls = todo.pop()
+            found.add(path)
+            body = cls.body.body if isinstance(cls, cst.ClassDef) else ()
+            todo.extend((f"{path}.{inner.name.value}", inner) for inner in body if isinstance(inner, cst.ClassDef))
+        return frozenset(found)
+
     def statement(self, label: str) -> str | None:
         """The binding of the top-level statement whose text starts as *label* does."""
         start = _label_start(label)
@@ -216,7 +231,14 @@ def _node(edit: Edit, element: _Element, texts: Texts | None) -> str:
         return FILE
     path = edit.note.removeprefix(_MOVED_INTO) if edit.note.startswith(_MOVED_INTO) else edit.path
     if path != MODULE:
-        return f"{path}.{element.name}" if element.category == "attribute" else path
+        if element.category == "attribute":
+            return f"{path}.{element.name}"
+        if element.category == "statement" and texts is not None and path in texts.classes:
+            # `timeout = 10` in a class body is the member `Client.timeout`, as its conflict says.
+            binding = _binding_of_label(element.name)
+            if binding and binding != DOCSTRING:
+                return f"{path}.{binding}"
+        return path
     category = element.category
     if category == "import":
         return IMPORTS

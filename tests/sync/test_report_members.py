@@ -86,3 +86,16 @@ def test_a_conflict_names_the_binding_and_both_values_not_the_bases_value() -> N
         f"CONFLICT (both changed): Client.timeout in ../svc/c.py:{markers[1]} (ours 50, theirs 9)",
     ]
     assert "30" not in " ".join(texts), "the base's value is not what a person looks for"
+
+
+def test_a_class_level_setting_is_named_as_the_classs_member_and_a_body_statement_is_not() -> None:
+    # The conflict on `timeout = 10` names `Client.timeout`; the applied list must name the same member.
+    before = (
+        "class Client:\n    timeout = 30\n\n    class Limits:\n        width = 1\n\n"
+        "    def fetch(self):\n        n = 1\n        return n\n"
+    )
+    after = before.replace("timeout = 30", "timeout = 10").replace("width = 1", "width = 2").replace("n = 1", "n = 2")
+    members = _members(before, after)
+    assert sorted(members) == ["~ Client.Limits.width", "~ Client.fetch", "~ Client.timeout"]
+    # A statement in a function's body is the function's change, not a member of its own.
+    assert members["~ Client.fetch"] == "~ Client.fetch: ~ n = 2"
