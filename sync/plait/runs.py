@@ -140,13 +140,16 @@ class FilePlan:
         """The specific changes of the merge that *side* made, alone or as both sides did.
 
         Free for a side that left the file as the base had it: it made none.
+        A member in conflict is the conflict's: neither side's change of it
+        was applied or kept, so neither is listed here (the conflict line names it).
         """
         if self._deferred is not None and self._deferred.unchanged == side:
             return []
         result = self.result
         if result is None:
             return []
-        return [c for c in specific_changes(result.changes) if c.side in (side, "both")]
+        conflicted = {c.path for c in self.conflicts}
+        return [c for c in specific_changes(result.changes) if c.side in (side, "both") and c.path not in conflicted]
 
 
 @dataclass(frozen=True)

@@ -45,15 +45,23 @@ def test_module_level_statements_are_named_by_the_statement() -> None:
     assert not any("module-level statements" in c for c in changes)
 
 
-def test_an_edit_inside_a_branch_names_the_edited_line_and_counts_the_rest() -> None:
+def test_an_added_branch_holds_its_body_and_the_statement_beside_it_is_named() -> None:
     ours = BASE.replace(
         "        return self.name\n",
         "        if not self.name:\n            return '?'\n        return self.name.title()\n",
     )
     changes = _changes(ours)
-    # The new `if` is reported as the branch it adds; the statements are what else changed.
+    # The new `if` is reported as the branch it adds, its body with it (a branch that moves
+    # into another method takes its body along); the statement beside it is what else changed.
     assert "ours added branch not self.name in Config.describe" in changes
-    assert "ours changed Config.describe: return '?' (and 1 more)" in changes
+    assert "ours changed Config.describe: return self.name.title()" in changes
+
+
+def test_an_edit_inside_a_branch_names_the_edited_line_and_counts_the_rest() -> None:
+    ours = BASE.replace("        return self.name\n", "        if self.name:\n            return self.name\n")
+    ours2 = ours.replace("            return self.name\n", "            x = 1\n            return self.name.title()\n")
+    changes = [c.describe() for c in merge3(ours, ours2, ours).changes]
+    assert "ours changed Config.describe: x = 1 (and 1 more)" in changes
 
 
 def test_a_statement_reported_as_an_element_is_not_named_again() -> None:

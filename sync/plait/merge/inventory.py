@@ -713,7 +713,12 @@ def _changed_statement(base: Inventory, side: Inventory, path: str, reported: tu
     if not new:
         new, source, prefix = then, base, "removed "
     lines = reported[0] if source is side else reported[1]
-    named = [(first, last) for _text, first, last, _node in new if not _holds_any(lines, first, last)]
+    branches = _branch_bodies(source, path, lines)
+    named = [
+        (first, last)
+        for _text, first, last, _node in new
+        if not _holds_any(lines, first, last) and not any(lo <= first and last <= hi for lo, hi in branches)
+    ]
     if not named:
         return ""
     first, last = named[0]
@@ -724,6 +729,26 @@ def _changed_statement(base: Inventory, side: Inventory, path: str, reported: tu
         text = text[:77] + "..."
     more = f" (and {len(named) - 1} more)" if len(named) > 1 else ""
     return f"{prefix}{text}{more}"
+
+
+def _branch_bodies(inv: Inventory, path: str, lines: list[int]) -> list[tuple[int, int]]:
+    """The line spans of the bodies of branches the side added or removed (their `if`/`elif` on one
+    of the sorted *lines*): a statement in one is that branch's, and the branch is reported itself
+    (moved with it, when upstream took the dispatch into another method)."""
+    node: ast.AST | None = inv.tree if path == MODULE else inv.nodes.get(path)
+    if node is None or not lines:
+        return []
+    spans: list[tuple[int, int]] = []
+    todo: list[ast.stmt] = list(getattr(node, "body", []))
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, DEFINITIONS):
+            continue
+        if isinstance(stmt, ast.If) and stmt.body and _holds_any(lines, stmt.lineno, stmt.lineno):
+            spans.append((stmt.body[0].lineno, last_line(stmt.body[-1])))
+        for body in nested_bodies(stmt):
+            todo.extend(body)
+    return spans
 
 
 def _holds_any(lines: list[int], first: int, last: int) -> bool:
@@ -822,17 +847,20 @@ def summarize(
     o, o_folded = _side_changes(base, ours, "ours")
     t, t_folded = _side_changes(base, theirs, "theirs")
     t_idents = {r.ident for r in t}
-    o_idents = {r.ident for r in o}
+    # A change is both sides' only where they made it alike: ours setting `timeout` and theirs
+    # `retries` in one class are two changes, and a report that folded them would call ours
+    # "now in canonical" when canonical has only its own.
+    both = {r.ident for r in o if r.ident in t_idents and _alike(r, ours, theirs)}
     merged: list[_Reported] = []
     t_statements = {r.ident: r.change.statement for r in t}
     for r in o:
-        if r.ident in t_idents:
+        if r.ident in both:
             c = r.change
             # One statement to name only where both sides changed the same one first.
             statement = c.statement if c.statement == t_statements[r.ident] else ""
             r = _Reported(Change("both", c.kind, c.path, c.detail, c.note, statement), r.item)
         merged.append(r)
-    merged.extend(r for r in t if r.ident not in o_idents)
+    merged.extend(r for r in t if r.ident not in both)
 
     lost: list[Conflict] = []
     if result is None:
@@ -866,6 +894,15 @@ def summarize(
     lost.extend(_lost_statements(base, ours, theirs, result))
     lost.extend(_duplicate_bindings(ours, theirs, result))
     return final, lost
+
+
+def _alike(reported: _Reported, ours: Inventory, theirs: Inventory) -> bool:
+    """Whether both sides' change of *reported*'s element left it the same: an element both
+    added or removed is the same element (its key says so); a changed one must read alike."""
+    item = reported.item
+    if reported.change.kind != "changed" or item is None:
+        return True
+    return ours.fingerprints.get(item) == theirs.fingerprints.get(item)
 
 
 def _renamed_modules(base: Inventory, *sides: Inventory) -> dict[tuple[str, str], set[str]]:

@@ -157,7 +157,13 @@ class VendorPlan(PlannedFiles):
         }
         new = [e for e in now if _edit_key(e) not in before_keys and (e.file, e.path) not in moved_to]
         gone = [e for e in before if _edit_key(e) not in now_keys and (e.file, e.path) not in moves]
-        upstream = [e for e in gone if previous is not None and self._source_moved(previous, e.file)]
+        # A local edit at a member in conflict is not the source's yet: the conflict line names it.
+        conflicted = {(c.file, c.path) for f in self.files for c in f.conflicts}
+        upstream = [
+            e
+            for e in gone
+            if previous is not None and self._source_moved(previous, e.file) and (e.file, e.path) not in conflicted
+        ]
         return CopyStory(
             self.consumer,
             "consumer",

@@ -1,0 +1,101 @@
+"""A report's "kept" and "upstream" say what happened to each own change, not where changes met.
+
+Both sides changing one class is two changes when they changed it
+differently: the copy's `timeout` is still its own (kept), and only the
+source's `retries` is applied.  A member in conflict was neither applied
+nor taken upstream: only the conflict line speaks of it.  Real git
+repositories, the CLI as a user runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from git import Actor, Repo
+
+CLIENT = "class Client:\n    timeout = 30\n    retries = 1\n\n    def get(self):\n        return self.timeout\n"
+ME = Actor("dev", "dev@example.com")
+
+
+def _plait(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PLAIT_WORKSPACE", "COLUMNS")} | {"NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "plait", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def _words(text: str) -> list[str]:
+    """The report's lines with their columns' padding dropped: the words are what is asserted."""
+    return [" ".join(line.split()) for line in text.splitlines()]
+
+
+def _commit(repo: Repo, message: str) -> None:
+    repo.git.add(A=True)
+    repo.index.commit(message, author=ME, committer=ME)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_a_lineages_change_beside_the_sources_in_one_class_is_kept_not_called_upstream(tmp_path: Path) -> None:
+    repo = Repo.init(tmp_path, initial_branch="main")
+    for side in ("canon", "fork"):
+        (tmp_path / side / "corelib").mkdir(parents=True)
+        (tmp_path / side / "corelib" / "__init__.py").write_text("")
+        (tmp_path / side / "corelib" / "client.py").write_text(CLIENT)
+    _commit(repo, "corelib and its fork")
+    assert _plait(tmp_path, "init", "--canonical", "canon/corelib", "fork/corelib").returncode == 0
+    assert _plait(tmp_path, "adopt", "fork").returncode == 0
+    _commit(repo, "under plait")
+    _edit(tmp_path / "fork" / "corelib" / "client.py", "timeout = 30", "timeout = 10")
+    _edit(tmp_path / "canon" / "corelib" / "client.py", "retries = 1", "retries = 2")
+    _commit(repo, "the fork's timeout, upstream's retries")
+
+    run = _plait(tmp_path, "sync")
+    assert run.returncode == 0, run.stderr
+    lines = _words(run.stdout)
+    assert "applied client.py ~ Client.retries" in lines
+    assert "kept 1 own change in client.py: ~ Client.timeout" in lines
+    assert not any(line.startswith("upstream") for line in lines), run.stdout
+    assert "timeout = 10\n    retries = 2\n" in (tmp_path / "fork" / "corelib" / "client.py").read_text()
+
+
+def test_a_local_edit_in_conflict_is_neither_applied_nor_called_upstream(tmp_path: Path) -> None:
+    canonical = Repo.init(tmp_path / "canonical", initial_branch="main")
+    (tmp_path / "canonical" / "corelib").mkdir()
+    (tmp_path / "canonical" / "corelib" / "__init__.py").write_text("")
+    (tmp_path / "canonical" / "corelib" / "client.py").write_text(CLIENT)
+    _commit(canonical, "corelib")
+    svc = Repo.init(tmp_path / "svc", initial_branch="main")
+    vendored = tmp_path / "svc" / "svc" / "_vendored_corelib"
+    vendored.mkdir(parents=True)
+    (tmp_path / "svc" / "svc" / "__init__.py").write_text("")
+    (vendored / "__init__.py").write_text("")
+    (vendored / "client.py").write_text(CLIENT)
+    _commit(svc, "vendor corelib")
+    _edit(vendored / "client.py", "timeout = 30", "timeout = 10")
+    _commit(svc, "a shorter timeout")
+    ws = tmp_path / "ws"
+    Repo.init(ws, initial_branch="main")
+    assert _plait(ws, "init", "--canonical", "../canonical", "../svc").returncode == 0
+    adopted = _plait(ws, "adopt", "svc")
+    assert adopted.returncode == 0 and "local edits: 1 in 1 file" in adopted.stdout, adopted.stdout
+    _edit(tmp_path / "canonical" / "corelib" / "client.py", "timeout = 30", "timeout = 15")
+    _edit(tmp_path / "canonical" / "corelib" / "client.py", "def get(self):", "def get(self, *, raw=False):")
+    _commit(canonical, "a longer timeout; raw")
+
+    run = _plait(ws, "vendor", "svc")
+    assert run.returncode == 1, run.stdout + run.stderr
+    lines = _words(run.stdout)
+    assert lines[0].endswith("1 file changed, 1 conflict")
+    assert "applied client.py ~ Client.get" in lines, run.stdout
+    assert not any(line.startswith(("upstream", "kept")) for line in lines), run.stdout
+    assert run.stderr.splitlines() == [
+        "CONFLICT (both changed): Client.timeout in ../svc/svc/_vendored_corelib/client.py:2 (ours 10, theirs 15)"
+    ]
