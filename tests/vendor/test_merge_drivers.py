@@ -87,7 +87,13 @@ def test_a_merge_from_a_shell_without_plait_on_path_still_runs_the_structured_me
     installed = _run("install-merge-driver", str(vendored.root))
     assert installed.exit_code == 0, installed.output
     assert "checked: the driver runs plait, version" in installed.output
-    vendored.commit("merge vendored files with plait")
+    # .gitattributes is the repository's: the report ends with the command that commits it, and
+    # that command, run as printed, leaves nothing uncommitted.
+    step = installed.output.splitlines()[-1]
+    assert step.startswith("next: git ") and "add .gitattributes && git " in step, installed.output
+    done = subprocess.run(step.removeprefix("next: "), shell=True, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not vendored.repo.is_dirty(untracked_files=True)
     vendored_client = _two_branches_add_a_method(vendored)
 
     merged = plain_git(vendored.root, "merge", "feature", "--no-edit")

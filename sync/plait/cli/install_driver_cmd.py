@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
+from .. import gitops
 from ..vendoring.drivers import install_merge_driver
 from . import command
 from .output import Output, output_options, reports_errors
+from .render import Places
 
 __all__ = ["install_driver_command"]
 
@@ -54,4 +57,12 @@ def install_driver_command(path: Path, python: str | None, out: Output) -> None:
         out.line(f"checked: the driver runs {install.checked} from a plain shell")
     if not install.changed:
         out.line(f"already installed: {len(install.patterns) // 2} vendored director(ies) merge with plait")
+    if gitops.uncommitted(install.gitattributes):
+        # The config stays in the clone, but .gitattributes is the repository's: until it is
+        # committed, nobody else's merge (and no CI) uses the driver.
+        places = Places(None)
+        git = places.git(install.repository)
+        name = shlex.quote(places.in_repo(install.gitattributes, install.repository))
+        message = shlex.quote("plait: git merges the vendored code with plait")
+        out.line(f"next: {git} add {name} && {git} commit -m {message}")
     sys.exit(0)
