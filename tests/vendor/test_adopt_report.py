@@ -57,7 +57,11 @@ def test_adopt_mnemo_is_a_summary_of_at_most_12_lines_whose_counts_agree(bundled
     assert int(per_file[0].split()[1]) == stated
     lock = read_lock(Workspace.load(bundled).consumers["mnemo"].vendor_dir)
     assert lock is not None and len(lock.local_edits) == stated
-    assert lines[-1] == "next: plait vendor mnemo (merges three ways from this base)"
+    # What to run next, then (as every report ends) the manifest it used.
+    assert lines[-2:] == [
+        "next: plait vendor mnemo (merges three ways from this base)",
+        f"workspace: {bundled / 'lineages.toml'}",
+    ]
 
     # The lock, and the base in the store, are committed by the lines it prints, in their repositories.
     commits = [line.removeprefix("next: ") for line in lines if line.startswith("next: git")]

@@ -139,14 +139,15 @@ def _chooser(out: Output) -> Callable[[Ambiguity], Candidate | None] | None:
 def _report(workspace: Workspace, result: AdoptResult, out: Output, *, dry_run: bool) -> None:
     """The summary (`render.render_adopt`, which `plait demo` prints too), then what to do next."""
     render_adopt(result, out, dry_run=dry_run)
-    out.workspace(workspace.manifest)
     if dry_run:
         out.line(f"next: plait adopt {result.name}{' --base ' + result.base.short if result.base.commit else ''}")
-        return
-    for line in _commit_lines(workspace, result) + branch_steps(result.published, Places(workspace)):
-        out.line(f"next: {line}")
-    follow = f"plait vendor {result.name}" if result.kind == "consumer" else f"plait sync {result.name}"
-    out.line(f"next: {follow} (merges three ways from this base)")
+    else:
+        for line in _commit_lines(workspace, result) + branch_steps(result.published, Places(workspace)):
+            out.line(f"next: {line}")
+        follow = f"plait vendor {result.name}" if result.kind == "consumer" else f"plait sync {result.name}"
+        out.line(f"next: {follow} (merges three ways from this base)")
+    # Last, as every other report ends: which manifest this was.
+    out.workspace(workspace.manifest)
 
 
 def _commit_lines(workspace: Workspace, result: AdoptResult) -> list[str]:
