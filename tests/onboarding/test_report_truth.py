@@ -99,3 +99,25 @@ def test_a_local_edit_in_conflict_is_neither_applied_nor_called_upstream(tmp_pat
     assert run.stderr.splitlines() == [
         "CONFLICT (both changed): Client.timeout in ../svc/svc/_vendored_corelib/client.py:2 (ours 10, theirs 15)"
     ]
+
+
+def test_status_verbose_names_a_class_level_local_edit_as_the_classs_member(tmp_path: Path) -> None:
+    canonical = Repo.init(tmp_path / "canonical", initial_branch="main")
+    (tmp_path / "canonical" / "corelib").mkdir()
+    (tmp_path / "canonical" / "corelib" / "__init__.py").write_text("")
+    (tmp_path / "canonical" / "corelib" / "client.py").write_text(CLIENT)
+    _commit(canonical, "corelib")
+    svc = Repo.init(tmp_path / "svc", initial_branch="main")
+    vendored = tmp_path / "svc" / "svc" / "_vendored_corelib"
+    vendored.mkdir(parents=True)
+    (tmp_path / "svc" / "svc" / "__init__.py").write_text("")
+    (vendored / "__init__.py").write_text("")
+    (vendored / "client.py").write_text(CLIENT.replace("timeout = 30", "timeout = 10"))
+    _commit(svc, "vendor corelib, a shorter timeout")
+    ws = tmp_path / "ws"
+    Repo.init(ws, initial_branch="main")
+    assert _plait(ws, "init", "--canonical", "../canonical", "../svc").returncode == 0
+    assert _plait(ws, "adopt", "svc").returncode == 0
+    run = _plait(ws, "status", "--verbose")
+    assert run.returncode == 0, run.stderr
+    assert "svc client.py local edit ~ Client.timeout: ~ timeout = 10" in _words(run.stdout), run.stdout

@@ -721,9 +721,18 @@ def _lineage_detail(row: LineageStatus) -> list[str]:
 
 
 def _consumer_detail(row: ConsumerStatus) -> list[str]:
-    from ..members import Edit, fold
+    from ..members import Edit, Texts, fold
 
-    edits = fold(Edit(e.file, e.path, e.kind, e.detail) for e in row.local_edits)
+    texts: dict[str, Texts] = {}
+    if row.vendor_dir is not None:
+        for name in {e.file for e in row.local_edits}:
+            if Path(name).is_absolute() or ".." in Path(name).parts:
+                continue  # (a lock names files inside the copy; read nothing outside it)
+            try:
+                texts[name] = Texts((row.vendor_dir / name).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue  # (named as the lock has it, without the file's text)
+    edits = fold((Edit(e.file, e.path, e.kind, e.detail) for e in row.local_edits), texts)
     lines = [f"{row.name}  {m.file}  local edit  {m.detail}" for m in edits]
     lines += [f"{row.name}  {d.file or '-'}  {d.kind}  {d.detail}" for d in row.drift]
     if row.reason and row.state == "error":

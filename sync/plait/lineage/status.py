@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from .. import gitops
@@ -100,6 +101,8 @@ class ConsumerStatus:
     drift: list[Drift] = field(default_factory=list)
     reason: str = ""
     next: str = ""
+    # Where the copy's files are, to name its local edits by member (`Client.timeout`).
+    vendor_dir: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -277,7 +280,8 @@ def _consumer_row(ws: Workspace, checked: ConsumerCheck) -> ConsumerStatus:
         row.state = "unlocked" if by_hand else "never-vendored"
         row.reason = "vendored by hand, no plait.lock" if by_hand else "never vendored"
         return row
-    lock = read_lock(ws.consumers[checked.consumer].vendor_dir)
+    row.vendor_dir = ws.consumers[checked.consumer].vendor_dir
+    lock = read_lock(row.vendor_dir)
     if lock is not None:
         row.vendored = (
             lock.source_short if lock.source_commit else f"{lock.source}@tree:{Snapshot(lock.sources()).tree[:10]}"
