@@ -66,26 +66,34 @@ def test_a_lineages_change_beside_the_sources_in_one_class_is_kept_not_called_up
     assert "timeout = 10\n    retries = 2\n" in (tmp_path / "fork" / "corelib" / "client.py").read_text()
 
 
-def test_a_local_edit_in_conflict_is_neither_applied_nor_called_upstream(tmp_path: Path) -> None:
-    canonical = Repo.init(tmp_path / "canonical", initial_branch="main")
-    (tmp_path / "canonical" / "corelib").mkdir()
-    (tmp_path / "canonical" / "corelib" / "__init__.py").write_text("")
-    (tmp_path / "canonical" / "corelib" / "client.py").write_text(CLIENT)
+def _adopted_service(root: Path) -> tuple[Repo, Path]:
+    """canonical/ (corelib at CLIENT), svc/ (a hand copy, then a commit setting timeout = 10) and
+    ws/, whose manifest `plait init` wrote and whose copy `plait adopt` recorded: the canonical's
+    repository, and the workspace."""
+    canonical = Repo.init(root / "canonical", initial_branch="main")
+    (root / "canonical" / "corelib").mkdir()
+    (root / "canonical" / "corelib" / "__init__.py").write_text("")
+    (root / "canonical" / "corelib" / "client.py").write_text(CLIENT)
     _commit(canonical, "corelib")
-    svc = Repo.init(tmp_path / "svc", initial_branch="main")
-    vendored = tmp_path / "svc" / "svc" / "_vendored_corelib"
+    svc = Repo.init(root / "svc", initial_branch="main")
+    vendored = root / "svc" / "svc" / "_vendored_corelib"
     vendored.mkdir(parents=True)
-    (tmp_path / "svc" / "svc" / "__init__.py").write_text("")
+    (root / "svc" / "svc" / "__init__.py").write_text("")
     (vendored / "__init__.py").write_text("")
     (vendored / "client.py").write_text(CLIENT)
     _commit(svc, "vendor corelib")
     _edit(vendored / "client.py", "timeout = 30", "timeout = 10")
     _commit(svc, "a shorter timeout")
-    ws = tmp_path / "ws"
+    ws = root / "ws"
     Repo.init(ws, initial_branch="main")
     assert _plait(ws, "init", "--canonical", "../canonical", "../svc").returncode == 0
     adopted = _plait(ws, "adopt", "svc")
     assert adopted.returncode == 0 and "local edits: 1 in 1 file" in adopted.stdout, adopted.stdout
+    return canonical, ws
+
+
+def test_a_local_edit_in_conflict_is_neither_applied_nor_called_upstream(tmp_path: Path) -> None:
+    canonical, ws = _adopted_service(tmp_path)
     _edit(tmp_path / "canonical" / "corelib" / "client.py", "timeout = 30", "timeout = 15")
     _edit(tmp_path / "canonical" / "corelib" / "client.py", "def get(self):", "def get(self, *, raw=False):")
     _commit(canonical, "a longer timeout; raw")
@@ -102,22 +110,7 @@ def test_a_local_edit_in_conflict_is_neither_applied_nor_called_upstream(tmp_pat
 
 
 def test_status_verbose_names_a_class_level_local_edit_as_the_classs_member(tmp_path: Path) -> None:
-    canonical = Repo.init(tmp_path / "canonical", initial_branch="main")
-    (tmp_path / "canonical" / "corelib").mkdir()
-    (tmp_path / "canonical" / "corelib" / "__init__.py").write_text("")
-    (tmp_path / "canonical" / "corelib" / "client.py").write_text(CLIENT)
-    _commit(canonical, "corelib")
-    svc = Repo.init(tmp_path / "svc", initial_branch="main")
-    vendored = tmp_path / "svc" / "svc" / "_vendored_corelib"
-    vendored.mkdir(parents=True)
-    (tmp_path / "svc" / "svc" / "__init__.py").write_text("")
-    (vendored / "__init__.py").write_text("")
-    (vendored / "client.py").write_text(CLIENT.replace("timeout = 30", "timeout = 10"))
-    _commit(svc, "vendor corelib, a shorter timeout")
-    ws = tmp_path / "ws"
-    Repo.init(ws, initial_branch="main")
-    assert _plait(ws, "init", "--canonical", "../canonical", "../svc").returncode == 0
-    assert _plait(ws, "adopt", "svc").returncode == 0
+    _canonical, ws = _adopted_service(tmp_path)
     run = _plait(ws, "status", "--verbose")
     assert run.returncode == 0, run.stderr
     assert "svc client.py local edit ~ Client.timeout: ~ timeout = 10" in _words(run.stdout), run.stdout
