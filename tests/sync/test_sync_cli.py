@@ -234,3 +234,38 @@ def test_demo_runs_the_whole_job_on_a_copy_and_leaves_the_workspace_alone(behind
     assert {"file": "core.py", "path": "Client._via_uds", "status": "only-b", "facts": [], "diff": []} in data["diff"][
         "members"
     ]
+
+
+def test_continue_and_abort_end_with_what_to_run_next_and_the_manifest(behind) -> None:
+    from test_sync_workflow import _conflict
+
+    _conflict(behind)
+    assert _run("sync", "--workspace", str(behind.root)).exit_code == 1
+    ws = ["--workspace", str(behind.root)]
+    footer = f"workspace: {behind.root / 'lineages.toml'}"
+
+    still = _run("sync", "--continue", *ws)
+    assert still.exit_code == 1
+    assert still.stdout.splitlines()[-2:] == [
+        "next: resolve the markers, then plait sync --continue fork (to give up: plait sync --abort fork)",
+        footer,
+    ]
+
+    core = behind.root / "fork" / "forklib" / "core.py"
+    kept, section = [], ""
+    for line in core.read_text().splitlines(keepends=True):
+        section = {"<<<<<<<": "ours", "|||||||": "base", "=======": "theirs", ">>>>>>>": ""}.get(line[:7], section)
+        if section in ("", "ours") and line[:7] not in ("<<<<<<<", ">>>>>>>"):
+            kept.append(line)
+    core.write_text("".join(kept))
+    finished = _run("sync", "--continue", *ws)
+    assert finished.exit_code == 0, finished.stdout
+    # The lineage and the state are in one repository here: one diff, then a commit.
+    assert finished.stdout.splitlines() == [
+        "fork: sync finished",
+        f"next: git -C {behind.root} diff, then commit",
+        footer,
+    ]
+
+    aborted = _run("sync", "--abort", *ws)
+    assert aborted.exit_code == 2 and "no sync in progress" in aborted.stderr

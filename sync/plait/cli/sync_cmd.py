@@ -10,7 +10,7 @@ import click
 from ..errors import PlaitError
 from ..lineage.sync import Resolution, abort_sync, continue_sync, sync
 from ..merge import DEFAULT_BUDGET
-from ..workspace import Workspace
+from ..workspace import Workspace, repository_top
 from . import command
 from .options import workspace_option
 from .output import Output, format_option, output_options, reports_errors
@@ -19,7 +19,8 @@ from .render import Places, finish_run, outcome_words
 __all__ = ["sync_command"]
 
 
-def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> None:
+def _render_resolutions(results: list[Resolution], verb: str, out: Output, workspace: Workspace) -> None:
+    """A line per lineage, then what to run next (as a sync's own report ends), then the manifest."""
     for r in results:
         if r.done:
             restored = f" (restored {', '.join(r.restored)})" if r.restored else ""
@@ -28,6 +29,22 @@ def _render_resolutions(results: list[Resolution], verb: str, out: Output) -> No
             out.line(f"{r.lineage}: still conflicted", "bold red")
             for problem in r.problems:
                 out.line(f"  {problem}")
+    places = Places(workspace)
+    pending = " ".join(r.lineage for r in results if not r.done)
+    if pending:
+        give_up = f"(to give up: plait sync --abort {pending})"
+        out.line(f"next: resolve the markers, then plait sync --continue {pending} {give_up}")
+    elif verb == FINISHED:
+        # What the sync wrote is now the lineage's, uncommitted, with the state beside the manifest.
+        tops = [places.repo(r.lineage) for r in results] + [repository_top(workspace.store.root)]
+        shown = list(dict.fromkeys(top for top in tops if top is not None))
+        if shown:
+            there = " in each" if len(shown) > 1 else ""
+            out.line(f"next: {', '.join(f'{places.git(top)} diff' for top in shown)}, then commit{there}")
+    out.workspace(places.manifest(workspace.manifest))
+
+
+FINISHED = "sync finished"
 
 
 @command("sync")
@@ -91,7 +108,7 @@ def sync_command(
             action = "continue" if continue_ else "abort"
             out.emit_json({"action": action, "exit": code, "lineages": [r.to_json() for r in results]}, inputs=inputs)
         else:
-            _render_resolutions(results, "sync finished" if continue_ else "sync aborted", out)
+            _render_resolutions(results, FINISHED if continue_ else "sync aborted", out, workspace)
         sys.exit(code)
 
     total = len(workspace.sync_order(list(lineages) or None))
