@@ -328,7 +328,15 @@ def _wrote(plan: AnyPlan, report: AnyReport, places: Places) -> str:
     count = _written_count(plan)
     if root is None or not count:
         return ""
-    text = f"{places.show(root)}: {count} file{'s' if count != 1 else ''}"
+    # The lock by name: "2 files changed" above counts the copy's files, and a third one
+    # here, unnamed, reads as a file nobody was told about.
+    from ..paths import LOCK_NAME
+
+    files = len(plan.changed)
+    parts = [f"{files} file{'s' if files != 1 else ''}"] if files else []
+    if count > files:
+        parts.append(LOCK_NAME)
+    text = f"{places.show(root)}: {' and '.join(parts)}"
     untracked = [u for u in report.untracked if Path(u).is_relative_to(root)]
     if untracked:
         text += f", {len(untracked)} new one{'s' if len(untracked) != 1 else ''} not tracked by git"
