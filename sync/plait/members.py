@@ -236,7 +236,7 @@ def _node(edit: Edit, element: _Element, texts: Texts | None) -> str:
         if element.category == "statement" and texts is not None and path in texts.classes:
             # `timeout = 10` in a class body is the member `Client.timeout`, as its conflict says.
             binding = _binding_of_label(element.name)
-            if binding and binding != DOCSTRING:
+            if binding:  # (a class's docstring is `Client.<docstring>`, as `plait diff` names it)
                 return f"{path}.{binding}"
         return path
     category = element.category

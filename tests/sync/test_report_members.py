@@ -97,5 +97,10 @@ def test_a_class_level_setting_is_named_as_the_classs_member_and_a_body_statemen
     after = before.replace("timeout = 30", "timeout = 10").replace("width = 1", "width = 2").replace("n = 1", "n = 2")
     members = _members(before, after)
     assert sorted(members) == ["~ Client.Limits.width", "~ Client.fetch", "~ Client.timeout"]
+    # A class's docstring is named as `plait diff` names it.
+    documented = before.replace("class Client:\n", 'class Client:\n    """A client."""\n\n')
+    assert list(_members(documented, documented.replace("A client.", "A client, retrying."))) == [
+        "~ Client.<docstring>"
+    ]
     # A statement in a function's body is the function's change, not a member of its own.
     assert members["~ Client.fetch"] == "~ Client.fetch: ~ n = 2"
