@@ -146,6 +146,31 @@ class Texts:
             todo.extend((f"{path}.{inner.name.value}", inner) for inner in body if isinstance(inner, cst.ClassDef))
         return frozenset(found)
 
+    def member(self, path: str) -> str | None:
+        """The code of the definition at the dotted *path* (``Client.fetch``) in the first text
+        that has it, or None: what a member reads as, to tell whether a run changed it.  A
+        class is its own statements (``timeout = 10``), not its methods, which are members of
+        their own."""
+        import libcst as cst
+
+        head, _, rest = path.partition(".")
+        for _code, binding, node in self._statements:
+            if binding != head or not isinstance(node, cst.FunctionDef | cst.ClassDef):
+                continue
+            found: cst.FunctionDef | cst.ClassDef = node
+            for name in rest.split(".") if rest else ():
+                body = found.body.body if isinstance(found, cst.ClassDef) else ()
+                inner = [s for s in body if isinstance(s, cst.FunctionDef | cst.ClassDef) and s.name.value == name]
+                if not inner:
+                    return None
+                found = inner[0]
+            module = cst.Module(body=[])
+            if isinstance(found, cst.FunctionDef):
+                return module.code_for_node(found)
+            own = [s for s in found.body.body if not isinstance(s, cst.FunctionDef | cst.ClassDef)]
+            return "\n".join([found.name.value, *(module.code_for_node(s) for s in own)])
+        return None
+
     def statement(self, label: str) -> str | None:
         """The binding of the top-level statement whose text starts as *label* does."""
         start = _label_start(label)

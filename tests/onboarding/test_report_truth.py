@@ -114,3 +114,29 @@ def test_status_verbose_names_a_class_level_local_edit_as_the_classs_member(tmp_
     run = _plait(ws, "status", "--verbose")
     assert run.returncode == 0, run.stderr
     assert "svc client.py local edit ~ Client.timeout: ~ timeout = 10" in _words(run.stdout), run.stdout
+
+
+def test_a_local_edit_is_called_upstream_only_when_the_source_took_it(tmp_path: Path) -> None:
+    # Upstream takes the service's timeout and changes a method of the same class.
+    canonical, ws = _adopted_service(tmp_path / "taken")
+    client = tmp_path / "taken" / "canonical" / "corelib" / "client.py"
+    _edit(client, "timeout = 30", "timeout = 10")
+    _edit(client, "def get(self):", "def get(self, *, raw=False):")
+    _commit(canonical, "the services' timeout; raw")
+    taken = _plait(ws, "vendor", "svc")
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert "upstream 1 former local edit is now in canonical" in _words(taken.stdout), taken.stdout
+
+    # The service reverts its timeout by hand while upstream changes the same method: the edit
+    # is gone from the lock, but canonical never had it.
+    canonical, ws = _adopted_service(tmp_path / "reverted")
+    _edit(tmp_path / "reverted" / "svc" / "svc" / "_vendored_corelib" / "client.py", "timeout = 10", "timeout = 30")
+    _edit(
+        tmp_path / "reverted" / "canonical" / "corelib" / "client.py", "def get(self):", "def get(self, *, raw=False):"
+    )
+    _commit(canonical, "raw")
+    reverted = _plait(ws, "vendor", "svc")
+    assert reverted.returncode == 0, reverted.stdout + reverted.stderr
+    lines = _words(reverted.stdout)
+    assert "applied client.py ~ Client.get" in lines, reverted.stdout
+    assert not any(line.startswith(("upstream", "kept")) for line in lines), reverted.stdout

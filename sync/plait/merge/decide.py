@@ -491,10 +491,13 @@ class Merger:
         # the statement conflicts whole, for the reason the region had.
         region = next(p for p in self.pending if p.number == found[2])
         for part in ("ours", "theirs"):
+            section = taking_elements(text, self.sentinels, self.pending, part)
             try:
-                ast.parse(taking_elements(text, self.sentinels, self.pending, part))
+                ast.parse(section)
             except (SyntaxError, ValueError, RecursionError):
                 raise MergeConflict(region.kind, describe(base, self.texts)) from None
+            if _breaks_a_one_line_fstring(section):
+                raise MergeConflict(region.kind, describe(base, self.texts))
 
     def emit(self, x: Stmt, side: Hand, scope: Scope) -> list[Stmt]:
         """A statement taken from one side, with blocks moved into it merged in place."""
@@ -1146,3 +1149,35 @@ class Merger:
     def _next_number(self) -> int:
         self._numbers += 1
         return self._numbers - 1
+
+
+class _OneLineFStrings(cst.CSTVisitor):
+    """Finds a single-quoted f-string whose text breaks a line."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.broken = False
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        if len(node.start.lstrip("fFrRbB")) == 1 and "\n" in self.module.code_for_node(node):
+            self.broken = True
+        return not self.broken
+
+
+def _breaks_a_one_line_fstring(text: str) -> bool:
+    """Whether *text* breaks a line inside a single-quoted f-string's replacement field.
+
+    Python 3.12 reads that (PEP 701), 3.11 does not, and a copy may run on
+    either: the merge is checked under the running interpreter's grammar, so
+    on 3.12 it would put markers inside the brackets where taking a section
+    leaves code 3.11 cannot read.  Text that libcst cannot read counts as broken.
+    """
+    if "f" not in text and "F" not in text:
+        return False
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # noqa: BLE001 - unreadable here is as bad as unreadable on 3.11
+        return True
+    finder = _OneLineFStrings(module)
+    module.visit(finder)
+    return finder.broken

@@ -162,7 +162,10 @@ class VendorPlan(PlannedFiles):
         upstream = [
             e
             for e in gone
-            if previous is not None and self._source_moved(previous, e.file) and (e.file, e.path) not in conflicted
+            if previous is not None
+            and self._source_moved(previous, e.file)
+            and (e.file, e.path) not in conflicted
+            and self._taken_by_source(e)
         ]
         return CopyStory(
             self.consumer,
@@ -182,6 +185,20 @@ class VendorPlan(PlannedFiles):
             conflicts=conflict_notes(self),
             reason=self.reason,
         )
+
+    def _taken_by_source(self, edit: Edit) -> bool:
+        """Whether the source took *edit*, gone from the lock: the copy still had its own change
+        of that member when the run began, and the run left the member as the copy had it.  An
+        edit undone by hand is gone too, and calling it "now in canonical" would be untrue."""
+        plan = next((f for f in self.files if f.name == edit.file), None)
+        if plan is None or plan.before is None or plan.after is None:
+            return True
+        if not any(c.path == edit.path for c in plan.changes_by("ours")):
+            return False  # the copy no longer had it when the run began: undone by hand, not taken
+        was = Texts(plan.before).member(edit.path)
+        if was is None:
+            return True  # (module level or a whole file: the file's source moving is the evidence)
+        return was == Texts(plan.after).member(edit.path)
 
     def _previous_lock(self) -> Lock | None:
         if not self.previous_text:
