@@ -140,3 +140,18 @@ def test_a_local_edit_is_called_upstream_only_when_the_source_took_it(tmp_path: 
     lines = _words(reverted.stdout)
     assert "applied client.py ~ Client.get" in lines, reverted.stdout
     assert not any(line.startswith(("upstream", "kept")) for line in lines), reverted.stdout
+
+
+def test_status_verbose_reads_no_file_a_symlink_in_the_copy_leads_out_to(tmp_path: Path) -> None:
+    _canonical, ws = _adopted_service(tmp_path)
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text(CLIENT.replace("timeout = 30", "timeout = 10"))
+    client = tmp_path / "svc" / "svc" / "_vendored_corelib" / "client.py"
+    client.unlink()
+    client.symlink_to(outside)
+    run = _plait(ws, "status", "--verbose")
+    # Refused, by name and cause, in one line; nothing of the file outside is named.
+    assert run.returncode == 2, run.stdout + run.stderr
+    (error,) = run.stderr.splitlines()
+    assert "client.py" in error and "symlink escapes the workspace" in error
+    assert "timeout" not in run.stdout + run.stderr

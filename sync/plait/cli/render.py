@@ -733,11 +733,13 @@ def _consumer_detail(row: ConsumerStatus) -> list[str]:
 
     texts: dict[str, Texts] = {}
     if row.vendor_dir is not None:
+        inside = row.vendor_dir.resolve()
         for name in {e.file for e in row.local_edits}:
-            if Path(name).is_absolute() or ".." in Path(name).parts:
-                continue  # (a lock names files inside the copy; read nothing outside it)
+            path = (row.vendor_dir / name).resolve()
+            if not path.is_relative_to(inside):
+                continue  # (a lock names files inside the copy; read nothing a name or symlink leads out to)
             try:
-                texts[name] = Texts((row.vendor_dir / name).read_text(encoding="utf-8"))
+                texts[name] = Texts(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 continue  # (named as the lock has it, without the file's text)
     edits = fold((Edit(e.file, e.path, e.kind, e.detail) for e in row.local_edits), texts)
