@@ -152,6 +152,7 @@ def test_status_verbose_reads_no_file_a_symlink_in_the_copy_leads_out_to(tmp_pat
     run = _plait(ws, "status", "--verbose")
     # Refused, by name and cause, in one line; nothing of the file outside is named.
     assert run.returncode == 2, run.stdout + run.stderr
-    (error,) = run.stderr.splitlines()
+    error = run.stderr.splitlines()[-1]  # (after the progress line --verbose prints)
+    assert error.startswith("plait status: error: ") and error.count("svc: ") == 1, error
     assert "client.py" in error and "symlink escapes the workspace" in error
     assert "timeout" not in run.stdout + run.stderr

@@ -54,10 +54,10 @@ def status_command(names: tuple[str, ...], check: bool, fmt: str, ws: Callable[[
         click.echo(overview_markdown(view, places))
     else:
         render_overview(view, out, places)
-    for row in view.lineages:
-        if row.state == "error":
-            out.error(f"{row.name}: {row.reason}")
-    for consumer in view.consumers:
-        if consumer.state == "error":
-            out.error(f"{consumer.name}: {consumer.reason}")
+    for name, state, reason in [(r.name, r.state, r.reason) for r in view.lineages] + [
+        (c.name, c.state, c.reason) for c in view.consumers
+    ]:
+        if state == "error":
+            # A reason that names the copy already (`<file>: svc: symlink escapes …`) is not prefixed again.
+            out.error(reason if f" {name}: " in f" {reason}" else f"{name}: {reason}")
     sys.exit(code)
