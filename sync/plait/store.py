@@ -94,8 +94,8 @@ class CorruptState(PlaitError):
 
 
 def digest_of(data: str | bytes) -> str:
-    """The sha256 hex digest of *data* (text is hashed as UTF-8)."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    """The sha256 hex digest of *data*: of its bytes, text as the bytes it was read from (`plait.contents`)."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     return _sha256(raw).hexdigest()
 
 
