@@ -239,13 +239,18 @@ def test_directory_argument_exits_2_and_writes_nothing(files, tmp_path, which):
     assert listing(tmp_path / "adir") == []
 
 
-def test_not_utf8_exits_2_and_writes_nothing(files, tmp_path):
+def test_not_utf8_merges_its_bytes_as_git_would(files, tmp_path):
+    """A file plait cannot read as Python is git's line merge of its bytes (issue 30): a
+    conflict with markers where git conflicts, never exit 2 nor a file without them."""
     base, ours, theirs = files(BASE, OURS, THEIRS)
     theirs.write_bytes(b"x = '\xff\xfe'\n")
+    expected = subprocess.run(
+        ["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs],
+        capture_output=True,
+    )
     result = run(base, ours, theirs)
-    assert result.exit_code == 2
-    assert "UTF-8" in result.stderr
-    assert ours.read_bytes() == OURS.encode()
+    assert result.exit_code == expected.returncode == 1, result.stderr
+    assert ours.read_bytes() == expected.stdout and b"\xff\xfe" in expected.stdout
     assert listing(tmp_path) == ["base.py", "ours.py", "theirs.py"]
 
 
@@ -387,12 +392,14 @@ def test_a_symlinked_ours_is_written_through_and_stays_a_link(files, tmp_path):
     assert "def theirs_method" in real.read_text()
 
 
-def test_a_nul_byte_error_names_the_users_file_not_a_temporary_one(files, tmp_path):
+def test_a_binary_input_is_gits_binary_merge_ours_kept_in_conflict(files, tmp_path):
+    """A NUL makes a file binary (git's rule): as git's own binary merge, ours is kept
+    byte for byte and the merge conflicts (exit 1), named by the user's path."""
     base, ours, theirs = files(BASE, OURS, THEIRS)
     theirs.write_bytes(THEIRS.encode() + b"\0")
-    result = run(base, ours, theirs)
-    assert result.exit_code == 2
-    assert str(theirs) in result.stderr and "NUL" in result.stderr
+    result = run(base, ours, theirs, "-P", "pkg/blob.py")
+    assert result.exit_code == 1, result.stderr
+    assert "CONFLICT pkg/blob.py" in result.stderr and "binary" in result.stderr
     assert "plait-merge-" not in result.stderr
     assert ours.read_bytes() == OURS.encode()
 

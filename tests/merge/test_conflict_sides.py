@@ -216,6 +216,8 @@ EMITTERS: dict[str, list[Emits]] = {
         )
     ],
     "text": [Emits(BASE, BASE.replace("x + 1", "x +"), BASE.replace("x + 1", "x - 1"))],
+    # A NUL makes a file binary by git's rule: no hunk can hold it, ours is kept whole.
+    "binary": [Emits(BASE + "\0", BASE.replace("x + 1", "x + 2") + "\0", BASE.replace("x + 1", "x + 3") + "\0")],
     "budget": [Emits(BASE, BASE.replace("x + 1", "x + 2"), BASE.replace("x + 1", "x + 3"), budget=0.0)],
     "internal": [Emits(BASE, BASE.replace("x + 1", "x + 2"), BASE.replace("x + 1", "x + 3"), _matcher_raises)],
 }
@@ -237,6 +239,10 @@ def test_each_hunk_resolves_to_that_sides_own_text(kind: str, emits: Emits, monk
     assert kind in {c.kind for c in result.conflicts}, [c.describe() for c in result.conflicts]
     inputs = {"ours": emits.ours, "base": emits.base, "theirs": emits.theirs}
     hunks = check_sides(result.text, inputs, emits.elsewhere)
+    if kind == "binary":
+        # git's binary merge: nothing is marked, ours stands as it was.
+        assert not hunks and result.text == emits.ours
+        return
     if kind not in ("lost", "misplaced"):
         # Only what is missing has no place to be marked (git's hunks stand in); everything else is marked.
         assert hunks, f"a {kind} conflict with no hunk"

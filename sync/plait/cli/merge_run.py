@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
+from .. import contents
 from ..commit import read_regular, require_regular, write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, MergeResult, merge3
@@ -193,11 +193,9 @@ _SIDE_LABEL = {"theirs": "applied", "ours": "kept", "both": "both"}
 
 
 def _read(path: str) -> str:
-    """The text of an input, which must be a regular file or a symlink to one."""
-    try:
-        return read_regular(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PlaitError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    """An input, which must be a regular file or a symlink to one, as plait's text of its
+    bytes (`plait.contents`): latin-1 or binary, it is merged as git would merge it."""
+    return contents.decode(read_regular(path))
 
 
 def _target(path: str) -> Path:
@@ -218,48 +216,16 @@ def _target(path: str) -> Path:
     return target
 
 
-def _style(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
-
-
-def _one_line_ending(texts: list[str]) -> tuple[list[str], Callable[..., str]]:
-    """The three inputs with one line ending and a final newline, and how to give the result ours' again.
-
-    The merge's stages count lines by ``\\n`` and assume the last one ends:
-    a file that does not end with a newline, or ends its lines with a bare
-    ``\\r`` (old Mac) or a mix, would lose a statement at the seam.  So such
-    inputs are normalised here, at the boundary, and the result written in
-    ours' line ending (and without a final newline when neither side had one).
-    Inputs one side left as they were need nothing: the result is the
-    other side's, byte for byte.
-    """
-    base, ours, theirs = texts
-    style = _style(ours)
-    lone_cr = any("\r" in t.replace("\r\n", "") for t in texts)
-    unended = any(t and not t.endswith(("\n", "\r")) for t in texts)
-    mixed = len({_style(t) for t in texts if t}) > 1
-    if ours == base or theirs == base or not (lone_cr or unended or mixed):
-        return texts, lambda text, *, clean: text
-
-    def plain(text: str) -> str:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        return text if not text or text.endswith("\n") else text + "\n"
-
-    unended_sides = bool(ours) and not ours.endswith(("\n", "\r")) and not theirs.endswith(("\n", "\r"))
-
-    def restore(text: str, *, clean: bool) -> str:
-        if clean and unended_sides and text.endswith("\n"):
-            text = text[:-1]
-        return text.replace("\n", style) if style != "\n" else text
-
-    return [plain(t) for t in texts], restore
-
-
 def _never_silently_short(result: MergeResult, texts: list[str], markers: Markers) -> None:
     """A conflicted result with no marker in it (a statement the audits found missing,
     which they cannot point at) becomes one whole-file conflict: nothing a side
-    wrote may vanish from the file git is handed without a marker to say so."""
-    if result.clean or any(line.startswith(markers.line("ours")) for line in result.text.splitlines()):
+    wrote may vanish from the file git is handed without a marker to say so.
+    (A binary file takes no markers: it stays ours, as git's own binary merge leaves it.)"""
+    if (
+        result.clean
+        or result.strategy == "binary"
+        or any(line.startswith(markers.line("ours")) for line in result.text.splitlines())
+    ):
         return
     from ..merge.lines import whole_file_conflict
 
@@ -291,9 +257,7 @@ def run(args: MergeArgs, out: Output) -> NoReturn:
     try:
         texts = [_read(p) for p in (args.base, args.ours, args.theirs)]
         target = None if args.to_stdout else _target(args.output or args.ours)
-        normal, restore = _one_line_ending(texts)
-        result = merge3(normal[0], normal[1], normal[2], budget=args.budget, markers=markers, names=names)
-        result.text = restore(result.text, clean=result.clean)
+        result = merge3(texts[0], texts[1], texts[2], budget=args.budget, markers=markers, names=names)
         _never_silently_short(result, texts, markers)
         for note in result.notes:
             out.line(f"plait merge: {note}", stderr=True)

@@ -38,6 +38,8 @@ ConflictKind = Literal[
     "invalid-result",
     # git merge-file's own conflict, in a line merge.
     "text",
+    # Both sides changed a binary file: no line merge, no markers; ours is kept.
+    "binary",
     # The structured merge ran out of time, or failed inside plait.
     "budget",
     "internal",

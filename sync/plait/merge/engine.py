@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .. import contents
 from ..errors import PlaitError, UnparsableSource
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .facts import MODULE
@@ -35,13 +36,14 @@ from .inventory import Inventory, hidden_delete_modify, summarize, take_inventor
 from .lines import LineMerge, LineMergeTimeout, merge_lines, whole_file_conflict
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
+from .surface import take_off
+from .text import binary_merge
 
 if TYPE_CHECKING:
     from .hunks import Alignment, Marked
 
 DEFAULT_BUDGET = 10.0
 _LABELS = ("base", "ours", "theirs")
-_BOM = "\ufeff"
 
 # Deeper than this (a 3,000-term `a + b + ...`), libcst's native parser can
 # overflow the C stack; such modules get a flagged line merge instead.
@@ -114,10 +116,19 @@ def merge3(
     size and labels; `names` is how notes and errors name the three inputs
     (the CLI passes file names).
 
+    Any text a file may hold is taken (`surface`): a BOM, CRLF or bare-CR
+    line endings, no final newline, a declared encoding; a text that is not
+    UTF-8 and declares none is merged as its bytes, by lines (strict: refused).
+    A binary input (git's rule, `plait.contents.is_binary`) is never merged
+    by lines: unless a side left it as it was, ours is kept and a `binary`
+    conflict says so, as git's own binary merge does.
+
     Never raises for a bug in plait: an internal error degrades to a line
     merge flagged as a conflict.  It raises `PlaitError` only when not even
-    a line merge can be made (no git on PATH, input git cannot merge).
+    a line merge can be made (no git on PATH).
     """
+    if any(contents.is_binary(text) for text in (base, ours, theirs)):
+        return binary_merge(base, ours, theirs)
     started = _Budget(budget)
     with _quiet_gc():
         try:
@@ -201,6 +212,8 @@ def _line_conflicts(lm: LineMerge) -> list[Conflict]:
 def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
     try:
         return ast.parse(text), None
+    except UnicodeEncodeError:  # a byte `plait.contents` kept, in a file that declares no encoding
+        return None, f"{label} does not parse (it is not UTF-8, and declares no encoding)"
     except SyntaxError as exc:
         return None, f"{label} does not parse (line {exc.lineno}: {exc.msg})"
     except ValueError as exc:  # null bytes
@@ -274,14 +287,6 @@ def _short(line: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _strip_bom(texts: tuple[str, str, str]) -> tuple[tuple[str, str, str], bool]:
-    """The texts without a UTF-8 BOM, and whether the result carries one (merged like any edit)."""
-    b, o, t = (s.startswith(_BOM) for s in texts)
-    keep = t if o == b else o
-    stripped = tuple(s[1:] if s.startswith(_BOM) else s for s in texts)
-    return (stripped[0], stripped[1], stripped[2]), keep
-
-
 class _Merge:
     """One merge: the state the stages share, and the order they run in."""
 
@@ -303,10 +308,14 @@ class _Merge:
         self.names = names
 
     def run(self) -> MergeResult:
-        (base, ours, theirs), bom = _strip_bom(self.raw)
+        (base, ours, theirs), surface = take_off(self.raw)
         result = self._run(base, ours, theirs)
-        if bom and not result.text.startswith(_BOM):
-            result.text = _BOM + result.text
+        result.text = surface.put_back(result.text, clean=result.clean)
+        raw_base, raw_ours, raw_theirs = self.raw
+        if raw_ours == raw_base:  # the identity law, byte for byte, whatever the surface
+            result.text = raw_theirs
+        elif raw_theirs == raw_base or raw_ours == raw_theirs:
+            result.text = raw_ours
         return result
 
     def _run(self, base: str, ours: str, theirs: str) -> MergeResult:

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from .. import gitops
+from .. import contents, gitops
 from ..errors import PlaitError
 from .conflicts import DEFAULT_MARKERS, Markers
 
@@ -93,9 +93,10 @@ def merge_lines(
         paths = {}
         for label, text in inputs.items():
             paths[label] = os.path.join(tmp, label)
-            # newline="" keeps CRLF files byte-exact through the merge.
-            with open(paths[label], "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+            # As the bytes the text was read from (`plait.contents`): CRLF, latin-1 and
+            # every other byte go through git's merge exactly.
+            with open(paths[label], "wb") as fh:
+                fh.write(contents.encode(text))
         argv = ["-p", "--diff3", f"--marker-size={markers.size}"]
         argv += ["-L", markers.ours, "-L", markers.base, "-L", markers.theirs, *paths.values()]
         try:
@@ -107,7 +108,7 @@ def merge_lines(
         for label, path in paths.items():
             message = message.replace(path, named[label])
         raise PlaitError(f"git merge-file failed: {message}")
-    text = stdout.decode("utf-8")
+    text = contents.decode(stdout)
     start = markers.line("ours")
     lines = [i + 1 for i, line in enumerate(text.splitlines()) if line == start]
     return LineMerge(text=text, conflicts=len(lines), conflict_lines=tuple(lines))

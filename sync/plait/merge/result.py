@@ -24,7 +24,8 @@ def other(hand: Hand) -> Hand:
 # "dropped": a cosmetic edit (quotes, comments, wrapping) that gave way to
 # the other side's real change of the same code.
 ChangeKind = Literal["added", "changed", "removed", "moved", "dropped"]
-Strategy = Literal["identity", "line", "structured", "line-fallback"]
+# "binary": git's binary merge, ours kept in conflict (`engine._binary_merge`).
+Strategy = Literal["identity", "line", "structured", "line-fallback", "binary"]
 
 
 @dataclass(frozen=True)
