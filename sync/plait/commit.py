@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import contents
 from .errors import PlaitError
 from .paths import JOURNAL_NAME
 
@@ -57,6 +58,7 @@ __all__ = [
     "Recovery",
     "Transaction",
     "WorkspaceBusy",
+    "file_mode",
     "fsync_dir",
     "read_regular",
     "recover",
@@ -98,12 +100,25 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def file_mode(target: Path, executable: bool | None) -> int | None:
+    """The mode a file written over *target* gets when it must be *executable* or not, as git
+    sets it (the execute bit wherever the read bit is, or none); None: as `stage_file` decides."""
+    if executable is None:
+        return None
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o644
+    return mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
+
+
 def stage_file(target: Path, data: bytes, *, mode: int | None = None) -> Path:
     """Write *data* to a fsynced temporary file beside *target*; its path.
 
     The temporary file is named ``.<name>.<random>.plait-tmp`` so that a
-    sweep can recognise it whoever left it.  It takes the target's mode when
-    the target exists (a rename must not change permissions), else 0644.
+    sweep can recognise it whoever left it.  It takes *mode*, else the
+    target's mode when the target exists (a rename must not change
+    permissions), else 0644.
     """
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -137,7 +152,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     ``.gitattributes``); a workspace write goes through `Transaction`.
     """
     target = Path(path)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    raw = contents.encode(data) if isinstance(data, str) else data
     tmp = stage_file(target, raw)
     try:
         os.replace(tmp, target)
@@ -437,6 +452,8 @@ class Transaction:
     store_root: the ``.plait`` directory (journal and objects live there).
     objects: store objects to add, digest → content.
     writes / removes: every other file, by absolute path.
+    executable: written files whose execute bit the run sets (True) or clears
+      (False), as git carries a mode; a file not named keeps its target's mode.
     last: targets renamed after every other (the sync state and the locks:
       they say which files are current, so they switch last).
     """
@@ -445,6 +462,7 @@ class Transaction:
     objects: dict[str, bytes] = field(default_factory=dict)
     writes: dict[Path, bytes] = field(default_factory=dict)
     removes: dict[Path, None] = field(default_factory=dict)
+    executable: dict[Path, bool] = field(default_factory=dict)
     last: set[Path] = field(default_factory=set)
     created: list[Path] = field(default_factory=list)
     pruned: list[Path] = field(default_factory=list)
@@ -452,14 +470,18 @@ class Transaction:
     # branch of the run (`--commit`) must hold.
     named: set[str] = field(default_factory=set)
 
-    def write(self, path: Path, data: str | bytes, *, last: bool = False) -> None:
+    def write(self, path: Path, data: str | bytes, *, last: bool = False, executable: bool | None = None) -> None:
+        """Write *data* to *path*; *executable* sets or clears its execute bit (None: the target's mode)."""
         self.removes.pop(path, None)
-        self.writes[path] = data.encode("utf-8") if isinstance(data, str) else data
+        self.writes[path] = contents.encode(data) if isinstance(data, str) else data
+        if executable is not None:
+            self.executable[path] = executable
         if last:
             self.last.add(path)
 
     def remove(self, path: Path) -> None:
         self.writes.pop(path, None)
+        self.executable.pop(path, None)
         self.last.discard(path)
         self.removes[path] = None
 
@@ -485,7 +507,8 @@ class Transaction:
         try:
             ordered = sorted(self.writes, key=lambda p: (p in self.last, str(p)))
             for target in ordered:
-                staged.append((stage_file(target, self.writes[target]), target))
+                mode = file_mode(target, self.executable.get(target))
+                staged.append((stage_file(target, self.writes[target], mode=mode), target))
             created = self._write_objects()
             payload = {
                 "journal": _JOURNAL_FORMAT,

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import contents
 from .errors import PlaitError
 
 __all__ = [
@@ -695,11 +696,7 @@ def files_at(path: Path, rev: str) -> dict[str, str]:
     entries = [(mode, blob, name) for mode, blob, name in _tree_entries(top, sha, rel) if mode != "120000"]
     out: dict[str, str] = {}
     for (_mode, _blob, name), data in zip(entries, _blobs(top, [e[1] for e in entries]), strict=True):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # not text: plait neither merges nor compares it
-        out[name[len(rel) + 1 :] if rel else name] = text
+        out[name[len(rel) + 1 :] if rel else name] = contents.decode(data)  # any file, byte for byte
     return out
 
 
@@ -1129,10 +1126,18 @@ _IDENTITY = {
 }
 
 
-def commit_on_branch(top: Path, branch: str, files: Mapping[str, bytes | None], message: str) -> str:
+def commit_on_branch(
+    top: Path,
+    branch: str,
+    files: Mapping[str, bytes | None],
+    message: str,
+    *,
+    executable: Mapping[str, bool] | None = None,
+) -> str:
     """Commit *files* (top-relative path → content, or None to remove) on a new
     *branch* whose parent is HEAD, without touching HEAD, the index or the
-    working tree.
+    working tree.  A file *executable* names is committed as 100755 (True) or
+    100644 (False); any other keeps its mode at HEAD (a new one: 100644).
 
     Git plumbing does it (blobs from memory, a private index, ``write-tree``,
     ``commit-tree``, ``update-ref``), so the checkout, its staged changes
@@ -1163,7 +1168,10 @@ def commit_on_branch(top: Path, branch: str, files: Mapping[str, bytes | None], 
                 lines.append(f"0 {'0' * len(head)}\t{rel}")
                 continue
             blob = _run(top, ["hash-object", "-w", "--stdin"], what=f"store {rel}", input=data).out.decode().strip()
-            lines.append(f"{modes.get(rel, '100644')} {blob}\t{rel}")
+            mode = modes.get(rel, "100644")
+            if executable is not None and rel in executable:
+                mode = "100755" if executable[rel] else "100644"
+            lines.append(f"{mode} {blob}\t{rel}")
         if lines:
             _run(
                 top,

@@ -38,6 +38,7 @@ from typing import TypeVar
 import libcst as cst
 from libcst.helpers import get_full_name_for_node_or_raise
 
+from . import contents
 from .transforms import module_name, resolve_relative
 
 __all__ = ["align_import_spelling", "align_tree_spelling", "imported_modules", "same_binding"]
@@ -70,6 +71,8 @@ def align_import_spelling(text: str, reference: str, *, module: str, is_package:
     """
     if text == reference:
         return text
+    if not (contents.is_utf8(text) and contents.is_utf8(reference)):
+        return text  # (a file in another encoding keeps its spelling: at worst, a respelling reads as an edit)
     index = _reference_index(reference, module, is_package)
     try:
         tree = cst.parse_module(text)
@@ -120,7 +123,7 @@ def imported_modules(text: str, *, module: str, is_package: bool) -> set[str]:
     has ``httpx``).  Text that does not parse has none.
     """
     try:
-        tree = cst.parse_module(text)
+        tree = cst.parse_module(contents.python_text(text) or "")
     except cst.ParserSyntaxError:
         return set()
     found: set[str] = set()

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from . import contents
 from .commit import TEMP_SUFFIXES, fsync_dir, stage_file, workspace_lock, write_atomic
 from .errors import PlaitError
 from .paths import JOURNAL_NAME, STORE_DIR
@@ -370,8 +371,8 @@ def import_style(files: Mapping[str, str], names: Sequence[str]) -> ImportStyle:
         if "from ." not in text and not any(name in text for name in by_length):
             continue  # no import of its own package can be spelled without these
         try:
-            tree = cst.parse_module(text)
-        except cst.ParserSyntaxError:
+            tree = cst.parse_module(contents.python_text(text) or "\0")
+        except (cst.ParserSyntaxError, ValueError):
             style.unparsable.append(rel)
             continue
         tree.visit(Collector(rel, tree))

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import contents
 from .merge.facts import MODULE
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class Texts:
         out: list[tuple[str, str, cst.CSTNode]] = []
         for text in self._texts:
             try:
-                module = cst.parse_module(text)
+                module = cst.parse_module(contents.python_text(text) or "")
             except Exception:  # noqa: BLE001 - a file with conflict markers, or not Python: name nothing
                 continue
             for index, stmt in enumerate(module.body):

@@ -120,6 +120,7 @@ def publish(
     store_summary: str,
     push: bool,
     clones: Path | None = None,
+    executable: Mapping[Path, bool] | None = None,
 ) -> Publication:
     """Commit every piece in its repository, and the store's *changes* in the workspace's,
     then push each branch when *push*.
@@ -127,6 +128,8 @@ def publish(
     changes: every file the run would write (its content) or remove (None),
       by absolute path; nothing of it is on disk.  The workspace's part is
       what no piece claims (the store, the manifest), never under *clones*.
+    executable: written files whose execute bit the run sets or clears (the
+      others keep the mode HEAD gives them, a new one 100644).
     """
     result = Publication()
     groups: dict[Path, list[Piece]] = {}
@@ -159,12 +162,13 @@ def publish(
         files = {_rel(top, path): changes[path] for path in sorted(set(paths)) if path in changes}
         if not files:
             continue
+        modes = {_rel(top, path): x for path, x in (executable or {}).items() if _rel(top, path) in files}
         if len(members) == 1 and top != store_top:
             branch, message = members[0].branch, members[0].message
         else:
             branch = store_branch if top == store_top else members[0].branch
             message = _combined(members, store_summary if top == store_top else "")
-        sha = gitops.commit_on_branch(top, branch, files, message)
+        sha = gitops.commit_on_branch(top, branch, files, message, executable=modes)
         cached = cache is not None and top.is_relative_to(cache)
         published = Published([p.name for p in members] or ["the store"], top, branch, sha, cached=cached)
         if push:

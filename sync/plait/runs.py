@@ -13,14 +13,16 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import os
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
+from . import contents
 from .errors import PlaitError, UnparsableSource
 from .members import FILE, Edit
-from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3
+from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3, merge_text
 from .merge.conflicts import ConflictKind
 from .merge.facts import MODULE
 from .store import Snapshot
@@ -35,13 +37,18 @@ __all__ = [
     "PlannedFiles",
     "ReportLine",
     "RunReport",
+    "BESIDE_SUFFIXES",
     "applied_lines",
+    "beside_names",
     "check_parses",
     "kept_line",
+    "marker_line",
     "merge_trees",
+    "sides_left",
     "snapshot_json",
     "specific_changes",
     "unified_diff",
+    "unresolved_file",
     "untracked_paths",
 ]
 
@@ -116,10 +123,21 @@ class FilePlan:
     _result: MergeResult | None = None
     conflicts: list[FileConflict] = field(default_factory=list)
     _deferred: _Deferred | None = field(default=None, repr=False, compare=False)
+    # A conflict no marker can show (a binary file): each side's version, written beside
+    # the file under these names (`beside_names`), until a person has chosen.
+    beside: dict[str, str] = field(default_factory=dict)
+    # Whether the file is executable (git's 100755) now, and after the run (`merge_modes`).
+    was_executable: bool = False
+    executable: bool = False
 
     @property
     def changes_file(self) -> bool:
-        return self.before != self.after
+        return self.before != self.after or (self.after is not None and self.was_executable != self.executable)
+
+    @property
+    def changes_mode(self) -> bool:
+        """Whether the run changes only the file's mode, or its mode too."""
+        return self.before is not None and self.after is not None and self.was_executable != self.executable
 
     @property
     def result(self) -> MergeResult | None:
@@ -381,10 +399,15 @@ def applied_lines(
     """
     lines: list[ReportLine] = []
     for f in files:
+        if f.changes_mode:
+            mode = f"mode {_MODE[f.was_executable]} → {_MODE[f.executable]}"
+            lines.append(ReportLine(f.name, f"~ {mode} of {f.name}", "", "changed", f"~ file {f.name}", mode))
         if f.before == f.after:
             continue
         if f.before is None:
-            lines.append(ReportLine(f.name, f"+ file {f.name}", "", "added", f"+ file {f.name}"))
+            note = f"executable, {_MODE[True]}" if f.executable else ""
+            added = f"+ file {f.name}" + (f" ({note})" if note else "")
+            lines.append(ReportLine(f.name, added, "", "added", f"+ file {f.name}", note=note))
         elif f.after is None:
             lines.append(ReportLine(f.name, f"- file {f.name}", "", "removed", f"- file {f.name}"))
         elif f.conflicts:
@@ -403,6 +426,7 @@ def applied_lines(
 
 
 FORMATTING = "comments or formatting"
+_MODE = {True: "100755", False: "100644"}
 
 
 @functools.lru_cache(maxsize=64)
@@ -460,18 +484,37 @@ def check_parses(files: Mapping[str, str], root: Path, who: str) -> None:
 @functools.lru_cache(maxsize=256)
 def _parse_problem(text: str) -> tuple[str, int | None] | None:
     """Why *text* does not parse, and where; None when it does.  Kept per text: a vendor
-    run checks the same source, and mostly the same vendored files, for every consumer."""
+    run checks the same source, and mostly the same vendored files, for every consumer.
+
+    Parsed as the file's bytes, as the interpreter reads a module it imports:
+    a UTF-8 BOM, and a latin-1 file that declares its encoding, are Python;
+    a latin-1 file that declares none is not, and is named so.
+    """
+    data = contents.encode(text)
     try:
-        ast.parse(text)
+        ast.parse(data)
     except (SyntaxError, ValueError) as exc:
+        if not contents.is_utf8(text) and contents.declared_encoding(text) is None:
+            return _not_utf8(data)
         return str(getattr(exc, "msg", exc)), getattr(exc, "lineno", None)
     return None
+
+
+def _not_utf8(data: bytes) -> tuple[str, int]:
+    """Why a module whose bytes are not UTF-8, and which declares no other encoding, is not Python."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        byte = data[exc.start]
+        return f"byte 0x{byte:02x} is not UTF-8, and the file declares no other encoding (PEP 263)", line
+    return "not UTF-8", 1
 
 
 @functools.lru_cache(maxsize=256)
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        ast.parse(contents.encode(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
@@ -503,6 +546,7 @@ def merge_trees(
     labels: Callable[[str], Mapping[str, str]] | None = None,
     local: str = "the lineage",
     budget: float = DEFAULT_BUDGET,
+    modes: Modes | None = None,
 ) -> list[FilePlan]:
     """Merge three versions of a tree of files, file by file, by git's rules.
 
@@ -511,8 +555,9 @@ def merge_trees(
     (what a file left alone keeps, byte for byte); *sources* names each
     file's source file for the report; *protected* files are never touched;
     *labels* names the three inputs of a file for an error; *local* names
-    the local copy in conflict reasons.  This is the core a lineage sync and
-    a re-vendor (issue 9) share.
+    the local copy in conflict reasons.  *modes* names the executable files
+    of base, ours and theirs; each file's mode is merged as git merges it
+    (`merge_modes`).  This is the core a lineage sync and a re-vendor share.
     """
     raw = ours_raw if ours_raw is not None else ours
     names = sorted(set(base) | set(theirs) | set(ours))
@@ -528,7 +573,43 @@ def merge_trees(
                 name, src, base.get(name), raw.get(name), ours.get(name), theirs.get(name), budget, where, local
             )
         )
+    if modes is not None:
+        merge_modes(plans, *modes, base_has=base.keys())
     return plans
+
+
+# The executable files of base, ours and theirs (`merge_trees`).
+Modes = tuple[Collection[str], Collection[str], Collection[str]]
+
+
+def merge_modes(
+    plans: Iterable[FilePlan],
+    base: Collection[str],
+    ours: Collection[str],
+    theirs: Collection[str],
+    *,
+    base_has: Collection[str] = (),
+) -> None:
+    """Give each plan the mode git's merge gives its file: the execute bit merged three ways.
+
+    A file new to the copy gets the source's mode; a side that left the bit
+    as the base had it gives way to the other (a mode change upstream is
+    carried in, the copy's own change of it kept); a file the copy alone has
+    keeps its own.  The base is *base_has*'s files: one it lacks (both added
+    it) keeps ours' mode.
+    """
+    for plan in plans:
+        name = plan.name
+        plan.was_executable = plan.before is not None and name in ours
+        if plan.after is None:
+            plan.executable = False
+        elif plan.action == "kept":  # (a protected file, or one the copy alone has: its own mode)
+            plan.executable = plan.was_executable
+        elif plan.before is None or plan.source_name is None:
+            plan.executable = name in theirs if plan.before is None else plan.was_executable
+        else:
+            was = name in base if name in base_has else plan.was_executable
+            plan.executable = (name in theirs) if plan.was_executable == was else plan.was_executable
 
 
 def _merge_file(
@@ -552,7 +633,7 @@ def _merge_file(
             result = _merge("", ours, theirs, budget=budget, where=where)
             action: Action = "merged" if result.clean else "conflict"
             return FilePlan(name, src, action, ours_raw, result.text, result, _merge_conflicts(name, result))
-        return _whole_file_conflict(name, src, ours_raw, "add/add", f"the source added this file and so did {local}")
+        return _merge_other(name, src, "", ours_raw, ours, theirs, local)
     if theirs is None:  # deleted in the source
         if base is None or ours is None:
             return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
@@ -566,15 +647,24 @@ def _merge_file(
     if ours is None:  # the local copy deleted it
         if theirs == base:
             return FilePlan(name, src, "kept", None, None)
-        return _whole_file_conflict(
-            name, src, None, "delete/modify", f"{local} deleted this file; the source changed it"
+        # Nothing can be marked in a file that is not there: the source's version is
+        # put beside it, so that a person sees the change before choosing.
+        _ours_name, theirs_name = beside_names(name)
+        plan = _whole_file_conflict(
+            name,
+            src,
+            None,
+            "delete/modify",
+            f"{local} deleted this file; the source changed it (its version is beside it, as {theirs_name})",
         )
+        plan.beside = {theirs_name: theirs}
+        return plan
     if not python:
         if theirs == base or ours == theirs:
             return FilePlan(name, src, "unchanged", ours_raw, ours_raw)
         if ours == base:
             return FilePlan(name, src, "merged", ours_raw, theirs)
-        return _whole_file_conflict(name, src, ours_raw, "modify/modify", "both sides changed this file (not Python)")
+        return _merge_other(name, src, base, ours_raw, ours, theirs, local)
     decided = _decided(name, src, base, ours_raw, ours, theirs, budget, where)
     if decided is not None:
         return decided
@@ -625,9 +715,76 @@ def _decided(
     return FilePlan(name, src, action, ours_raw, after, _deferred=deferred)
 
 
+BESIDE_SUFFIXES = ("~ours", "~theirs")
+_MARKERS = ("<<<<<<<", ">>>>>>>")
+
+
+def marker_line(text: str) -> int | None:
+    """The first line of *text* holding a conflict marker, 1-based; None when it holds none."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(_MARKERS):
+            return number
+    return None
+
+
+def sides_left(rel: str, path: Path) -> list[str]:
+    """The sides of a conflict still written beside the file *rel* at *path* (`beside_names`), as a problem."""
+    sides = [side for side in beside_names(rel) if os.path.lexists(path.parent / Path(side).name)]
+    if not sides:
+        return []
+    return [f"{rel}: {' and '.join(sides)} still beside it (leave the version you want at {rel}, remove both)"]
+
+
+def unresolved_file(rel: str, path: Path) -> list[str]:
+    """What is left to resolve of a file written in conflict, at *path*: a marker, or a
+    side's version still beside it (`beside_names`).  Nothing is taken as resolved that a
+    person has not seen: a conflict with no markers is resolved by removing its sides."""
+    left = sides_left(rel, path)
+    try:
+        text = contents.decode(path.read_bytes()) if path.is_file() else ""
+    except OSError:
+        text = ""
+    line = marker_line(text) if not contents.is_binary(text) else None
+    if line is not None:
+        left.append(f"{rel}:{line}: conflict marker left")
+    return left
+
+
+def beside_names(name: str) -> tuple[str, str]:
+    """Where each side's version of a conflict no marker can show is written: ``<name>~ours``
+    (the copy's own, also left at *name*) and ``<name>~theirs`` (the source's), beside the
+    file as git writes the sides of a conflict it cannot mark.  The conflict is resolved
+    when a person has left the version they want at *name* and removed both."""
+    ours, theirs = BESIDE_SUFFIXES
+    return f"{name}{ours}", f"{name}{theirs}"
+
+
+def _merge_other(name: str, src: str, base: str, ours_raw: str | None, ours: str, theirs: str, local: str) -> FilePlan:
+    """A file that is not Python, both sides changed (or both added): git's line merge, with
+    markers on a real conflict; a binary file is kept as the copy has it, both versions beside."""
+    ours_raw = ours if ours_raw is None else ours_raw
+    result = merge_text(base, ours, theirs, names=(f"base {name}", name, name))
+    if result.strategy == "binary":
+        ours_name, theirs_name = beside_names(name)
+        reason = (
+            f"both the source and {local} changed this binary file, which takes no markers: {local}'s is kept,"
+            f" and both versions are beside it, as {ours_name} and {theirs_name}"
+        )
+        plan = _whole_file_conflict(name, src, ours_raw, "binary", reason)
+        plan.beside = {ours_name: ours_raw, theirs_name: theirs}
+        return plan
+    if result.clean:
+        after = ours_raw if result.text == ours else result.text
+        return FilePlan(name, src, "unchanged" if after == ours_raw else "merged", ours_raw, after, result)
+    conflicts = [
+        FileConflict(path=FILE, kind=c.kind, reason=c.reason, line=c.line, file=name) for c in result.conflicts
+    ]
+    return FilePlan(name, src, "conflict", ours_raw, result.text, result, conflicts)
+
+
 def _whole_file_conflict(name: str, src: str | None, before: str | None, kind: ConflictKind, reason: str) -> FilePlan:
     # The file is left as the lineage has it; the maintainer decides
     # (delete it or keep it), then runs --continue.
     return FilePlan(
-        name, src, "conflict", before, before, None, [FileConflict(path="<file>", kind=kind, reason=reason, file=name)]
+        name, src, "conflict", before, before, None, [FileConflict(path=FILE, kind=kind, reason=reason, file=name)]
     )

@@ -188,4 +188,5 @@ def branch_run(
         store_summary=store_summary,
         push=push,
         clones=ws.store.root / CLONES,
+        executable=txn.executable,
     )

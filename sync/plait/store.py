@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from . import contents
 from .errors import PlaitError
 from .paths import CACHE_DIR, JOURNAL_NAME, STORE_DIR, is_plain_relative, read_bytes
 from .records import field, record
@@ -81,8 +82,8 @@ _HEX40 = r"[0-9a-f]{40}([0-9a-f]{24})?"  # (compiled by `re` when a state is rea
 
 # Every key a record of the state may hold: a typo or a hand edit is named,
 # never half-understood.
-_RECORD_KEYS = ("source", "state", "conflicted_files", "commit", "tree", "files", "pending", "before")
-_SNAPSHOT_KEYS = ("commit", "tree", "files")
+_RECORD_KEYS = ("source", "state", "conflicted_files", "commit", "tree", "files", "executable", "pending", "before")
+_SNAPSHOT_KEYS = ("commit", "tree", "files", "executable")
 
 
 class CorruptStore(PlaitError):
@@ -95,7 +96,7 @@ class CorruptState(PlaitError):
 
 def digest_of(data: str | bytes) -> str:
     """The sha256 hex digest of *data*: of its bytes, text as the bytes it was read from (`plait.contents`)."""
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    raw = contents.encode(data) if isinstance(data, str) else data
     return _sha256(raw).hexdigest()
 
 
@@ -112,10 +113,15 @@ class Snapshot:
 
     ``commit`` is the git commit the files came from, when they came from a
     clean git checkout; ``tree`` identifies the whole set when there is none.
+    ``executable`` names the files that were executable (git's 100755): a
+    mode is merged like content, so a sync needs the base's.  (Not part of
+    ``tree``, which names the content; a state written before modes were
+    recorded reads as none executable.)
     """
 
     files: Mapping[str, str]
     commit: str | None = None
+    executable: frozenset[str] = frozenset()
 
     @property
     def tree(self) -> str:
@@ -137,6 +143,8 @@ class Snapshot:
         files = tomlkit.table()
         for name in sorted(self.files):
             files[name] = self.files[name]
+        if self.executable:
+            table["executable"] = sorted(self.executable)
         table["files"] = files
         return table
 
@@ -164,7 +172,10 @@ class Snapshot:
         commit = data.get("commit")
         if commit is not None and (not isinstance(commit, str) or not re.fullmatch(_HEX40, commit)):
             raise CorruptState(f"{where}: 'commit' = {commit!r} is not a git commit id")
-        snapshot = cls({str(k): str(v) for k, v in files.items()}, commit)
+        executable = data.get("executable", [])
+        if not isinstance(executable, list) or not all(isinstance(n, str) and n in files for n in executable):
+            raise CorruptState(f"{where}: 'executable' must list files of 'files'")
+        snapshot = cls({str(k): str(v) for k, v in files.items()}, commit, frozenset(executable))
         tree = data.get("tree")
         if not isinstance(tree, str) or not _HEX64.fullmatch(tree):
             raise CorruptState(f"{where}: 'tree' must be the sha256 of the listing of 'files'")
@@ -414,11 +425,8 @@ class Store:
         return data
 
     def read_text(self, digest: str, *, what: str) -> str:
-        data = self.read(digest, what=what)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CorruptStore(f"store entry for {what} is not UTF-8 text", path=str(self.path_of(digest))) from None
+        """The content stored under *digest*, verified, as plait's text of its bytes (`plait.contents`)."""
+        return contents.decode(self.read(digest, what=what))
 
     def load(self, snapshot: Snapshot, *, what: str) -> dict[str, str]:
         """Every file of *snapshot* as text, each verified against its digest."""
@@ -426,16 +434,22 @@ class Store:
 
     def stage(self, txn: Transaction, data: str | bytes) -> str:
         """Add *data* to *txn* unless already stored; its digest either way."""
-        raw = data.encode("utf-8") if isinstance(data, str) else data
+        raw = contents.encode(data) if isinstance(data, str) else data
         digest = digest_of(raw)
         txn.named.add(digest)
         if not self.has(digest):
             txn.add_object(digest, raw)
         return digest
 
-    def snapshot(self, txn: Transaction, files: Mapping[str, str], commit: str | None = None) -> Snapshot:
+    def snapshot(
+        self,
+        txn: Transaction,
+        files: Mapping[str, str],
+        commit: str | None = None,
+        executable: Iterable[str] = (),
+    ) -> Snapshot:
         """Store every file of *files* (via *txn*) and describe them as a snapshot."""
-        return Snapshot({name: self.stage(txn, text) for name, text in files.items()}, commit)
+        return Snapshot({name: self.stage(txn, text) for name, text in files.items()}, commit, frozenset(executable))
 
     def state(self) -> State:
         return State.load(self.confined(self.state_path))

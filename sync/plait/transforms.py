@@ -39,6 +39,7 @@ from libcst.helpers import get_full_name_for_node_or_raise
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 from libcst.metadata.scope_provider import ImportAssignment
 
+from . import contents
 from .errors import PlaitError
 
 __all__ = [
@@ -163,10 +164,22 @@ class ImportRewrite:
 def rewrite_imports(
     text: str, *, module: str, is_package: bool = False, rewrite: ImportRewrite, path: str = "<string>"
 ) -> Rewritten:
-    """*text* (the source of *module*) with its imports carried through *rewrite*."""
+    """*text* (the source of *module*) with its imports carried through *rewrite*.
+
+    A file that is not UTF-8 but declares its encoding (PEP 263) is rewritten
+    as the Unicode it declares and given back in its own encoding.
+    """
     if rewrite.is_identity:
         return Rewritten(text)
-    return _rewrite_cached(text, module, is_package, rewrite, path)
+    declared = contents.as_unicode(text)
+    if declared is None:
+        return _rewrite_cached(text, module, is_package, rewrite, path)
+    unicode, encoding = declared
+    done = _rewrite_cached(unicode, module, is_package, rewrite, path)
+    back = contents.from_unicode(done.text, encoding)
+    if back is None:  # (a rewritten name the encoding cannot spell: names are ASCII, so never in practice)
+        return Rewritten(text, (*done.problems, TransformProblem(path, 1, f"cannot be written in {encoding}")))
+    return Rewritten(back, done.problems)
 
 
 class UnrewritableImport(PlaitError):
@@ -233,7 +246,7 @@ def cache_key(text: str, *, module: str, is_package: bool, rewrite: ImportRewrit
     differently finds nothing it did not write.
     """
     parts = [
-        hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        hashlib.sha256(contents.encode(text)).hexdigest(),
         module,
         str(is_package),
         repr(rewrite.renames),

@@ -18,9 +18,11 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from . import contents
 from .errors import PlaitError
 from .paths import LOCK_NAME, STORE_DIR, is_plain_relative
 from .plain_toml import plain_toml
@@ -42,11 +44,13 @@ __all__ = [
     "MANIFEST",
     "Consumer",
     "Copy",
+    "Files",
     "GitSpec",
     "Lineage",
     "Workspace",
     "copy_workspace",
     "excluded",
+    "is_executable",
     "locate",
     "matches",
     "bundled_workspace",
@@ -269,12 +273,35 @@ def unreadable(exc: OSError, path: Path) -> PlaitError:
 
 
 def _read_text(path: Path, who: str) -> str:
+    """A file of a copy as plait's text of its bytes (`plait.contents`): any file, byte-exact."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise PlaitError(f"{who}: not UTF-8 text", path=str(path)) from None
+        return contents.decode(path.read_bytes())
     except OSError as exc:
         raise unreadable(exc, path) from None
+
+
+def is_executable(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at *path* is executable as git counts it: its owner's execute bit
+    (git records a file as 100755 or 100644 by that bit alone)."""
+    try:
+        return bool(os.stat(path).st_mode & stat.S_IXUSR)
+    except OSError:
+        return False
+
+
+@record(frozen=True)
+class Files:
+    """The files of a copy as one run reads them: each file's text, and which are executable.
+
+    texts: relative path → the file's bytes as plait's text (`plait.contents`:
+      a latin-1 or a binary file round-trips byte for byte).
+    executable: the relative paths whose file is executable (git's 100755;
+      every other file is 100644).  A reader that takes files from git
+      rather than the disk gives the tree entries' modes here.
+    """
+
+    texts: dict[str, str]
+    executable: frozenset[str] = frozenset()
 
 
 def _parse_toml(text: str, where: str) -> dict[str, object]:
@@ -413,7 +440,7 @@ def excluded(rel: str, patterns: Iterable[str]) -> bool:
 
 
 def read_tree(path: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
-    """Every text file under *path* (relative path → text), for a directory
+    """Every file under *path* (relative path → text, `plait.contents`), for a directory
     given on the command line (a base to adopt, a copy to diff)."""
     out: dict[str, str] = {}
     for file in sorted(path.rglob("*")):
@@ -759,18 +786,38 @@ class Workspace:
                 out.append(lineage.name)
         return out
 
-    def read_files(self, copy: Copy | Consumer, *, root: Path | None = None) -> dict[str, str]:
-        """Every file of *copy* (relative path → text), refusing escapes.
+    def read_files(
+        self, copy: Copy | Consumer, *, root: Path | None = None, select: Callable[[str], bool] | None = None
+    ) -> dict[str, str]:
+        """Every file of *copy* (relative path → text), refusing escapes: `read_copy`'s texts."""
+        return self.read_copy(copy, root=root, select=select).texts
+
+    def read_copy(
+        self, copy: Copy | Consumer, *, root: Path | None = None, select: Callable[[str], bool] | None = None
+    ) -> Files:
+        """Every file of *copy* (under *root*) that *select* takes, with the executable ones named.
 
         A symlink, a file or a directory that resolves outside the copy's
-        confinement is refused with the path named; so is a file that is
-        not UTF-8 text.
+        confinement is refused with the path named.  A file is chosen by
+        *select* (a consumer's include and exclude) before it is read, so a
+        file nobody vendors costs nothing; every file read is carried byte
+        for byte, whatever its encoding (`plait.contents`).
         """
         self.checkout(copy)
-        out: dict[str, str] = {}
+        texts: dict[str, str] = {}
+        executable: set[str] = set()
         for rel, path in self.walk_files(copy, root=root):
-            out[rel] = _read_text(path, copy.name)
-        return out
+            if select is not None and not select(rel):
+                continue
+            texts[rel] = _read_text(path, copy.name)
+            if is_executable(path):
+                executable.add(rel)
+        return Files(texts, frozenset(executable))
+
+    def executables(self, copy: Copy | Consumer, *, root: Path | None = None) -> frozenset[str]:
+        """The files of *copy* (under *root*) that are executable, without reading any (`read_copy`)."""
+        self.checkout(copy)
+        return frozenset(rel for rel, path in self.walk_files(copy, root=root) if is_executable(path))
 
     def walk_files(self, copy: Copy | Consumer, *, root: Path | None = None) -> Iterator[tuple[str, Path]]:
         """``(relative path, path)`` of every file of *copy* (under *root*), sorted, refusing escapes."""

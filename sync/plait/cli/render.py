@@ -392,16 +392,17 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
         return ["rerun without --no-write-conflicts to write the conflict markers, then resolve them"]
     steps: list[str] = []
     for plan in report.conflicted:
+        resolve = _resolve_step(plan)
         if command == "sync":
             give_up = f"plait sync --abort {plan.name}"
-            steps.append(f"resolve the markers, then plait sync --continue {plan.name} (to give up: {give_up})")
+            steps.append(f"{resolve}, then plait sync --continue {plan.name} (to give up: {give_up})")
             continue
         root, top = places.root(plan.name), places.repo(plan.name)
         if root is not None and top is not None:
             abort = f"{places.git(top)} checkout -- {places.in_repo(root, top)}"
-            steps.append(f"resolve the markers, then plait vendor {plan.name} (to give up: {abort})")
+            steps.append(f"{resolve}, then plait vendor {plan.name} (to give up: {abort})")
         else:
-            steps.append(f"resolve the markers, then plait vendor {plan.name}")
+            steps.append(f"{resolve}, then plait vendor {plan.name}")
     if report.published:
         steps += branch_steps(report.published, places)
     elif any(_written_count(p) for p in report.plans if p.outcome in ("synced", "vendored")):
@@ -427,6 +428,26 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
     if dependents and not report.conflicted:
         steps.append(f"plait vendor {' '.join(dependents)}")
     return steps
+
+
+def _resolve_step(plan: AnyPlan) -> str:
+    """What resolving a copy's conflicts takes: the markers, and for a conflict no marker can
+    show (a binary file), the choice between the versions written beside the file."""
+    marked = [f.name for f in plan.files if f.conflicts and not f.beside]
+    beside = [f for f in plan.files if f.beside]
+    steps = ["resolve the markers"] if marked or not beside else []
+    for f in beside:
+        sides = " or ".join(f.beside)
+        kept = "" if f.after is None else ", where the copy's stands now"
+        steps.append(
+            f"leave the version of {f.name} you want ({sides}) at {f.name}{kept}, and remove {_both(f.beside)}"
+        )
+    return "; ".join(steps)
+
+
+def _both(names: Iterable[str]) -> str:
+    listed = list(names)
+    return listed[0] if len(listed) == 1 else " and ".join(listed)
 
 
 def branch_steps(published: Sequence[Mapping[str, Any]], places: Places) -> list[str]:

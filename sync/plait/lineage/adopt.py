@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import gitops
+from .. import contents, gitops
 from ..commit import Transaction
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET
@@ -463,10 +463,8 @@ def _files_at(source: Copy, top: Path, sha: str) -> dict[str, str]:
     out: dict[str, str] = {}
     texts = gitops.blobs(top, blobs.values())
     for rel, blob in blobs.items():
-        try:
-            out[rel] = texts[blob].decode("utf-8")
-        except (KeyError, UnicodeDecodeError):
-            continue  # not text (or not in a shallow clone): plait neither merges nor compares it
+        if blob in texts:  # (not in a shallow clone: plait neither merges nor compares it)
+            out[rel] = contents.decode(texts[blob])
     return out
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import contents
 from ..errors import PlaitError
 from ..transforms import ImportRewrite, rewrite_tree
 from ..workspace import CANONICAL, Consumer, Copy, Lineage, Workspace, read_tree
@@ -148,7 +149,13 @@ class CopyDiff:
 
 
 def members(text: str) -> dict[str, Member]:
-    """The members of a module by node path; raises SyntaxError if it does not parse."""
+    """The members of a module by node path; raises SyntaxError if it does not parse.
+
+    A file in a declared encoding other than UTF-8 is read as the Unicode it declares."""
+    readable = contents.python_text(text)
+    if readable is None:
+        raise SyntaxError("not UTF-8, and declares no encoding")
+    text = readable
     tree = ast.parse(text)
     out: dict[str, Member] = {}
     _collect(tree.body, "", text, out, _Lines(text))
@@ -607,7 +614,7 @@ def _shapes(text: str) -> dict[str, str] | None:
     and again about the same texts, one revision after another."""
     try:
         return {path: member.shape for path, member in members(text).items()}
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # (ValueError: a NUL, in a binary file)
         return None
 
 

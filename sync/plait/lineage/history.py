@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import gitops
+from .. import contents, gitops
 from ..errors import PlaitError
 from ..vendoring.lock import LocalEdit
 from .diff import distance
@@ -372,10 +372,7 @@ class _Blobs:
     def load(self, shas: set[str]) -> None:
         missing = shas - self.texts.keys()
         for sha, data in gitops.blobs(self.top, missing).items():
-            try:
-                self.texts[sha] = data.decode("utf-8")
-            except UnicodeDecodeError:
-                self.texts[sha] = None  # not text: plait neither merges nor compares it
+            self.texts[sha] = contents.decode(data)  # any file, byte for byte (`plait.contents`)
         for sha in missing - self.texts.keys():
             self.texts[sha] = None
 

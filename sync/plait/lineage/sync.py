@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from .. import gitops
+from .. import contents, gitops
 from ..commit import Transaction
 from ..errors import PlaitError
 from ..members import Texts, fold
@@ -41,7 +41,9 @@ from ..runs import (
     RunReport,
     check_parses,
     kept_line,
+    marker_line,
     merge_trees,
+    sides_left,
     snapshot_json,
     untracked_paths,
 )
@@ -49,7 +51,7 @@ from ..session import branch_run, commit_run, exclusive, guard_run, new_transact
 from ..store import Snapshot, State, SyncRecord, digest_of
 from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
 from ..transforms import rewrite_tree
-from ..workspace import Copy, Lineage, Workspace
+from ..workspace import Copy, Files, Lineage, Workspace
 
 __all__ = [
     "LineagePlan",
@@ -64,8 +66,6 @@ __all__ = [
 
 Outcome = Literal["up-to-date", "synced", "conflicted", "skipped", "refused"]
 
-_MARKERS = ("<<<<<<<", ">>>>>>>")
-
 
 @dataclass
 class LineagePlan(PlannedFiles):
@@ -79,6 +79,8 @@ class LineagePlan(PlannedFiles):
     new_base: Snapshot | None = None
     theirs: dict[str, str] = field(default_factory=dict)
     reason: str = ""
+    # The source's executable files (its names), recorded with the new base.
+    theirs_executable: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -176,13 +178,14 @@ def plan_lineage(
     lineage: Lineage,
     state: State,
     *,
-    overlay: Mapping[str, Mapping[str, str]] | None = None,
+    overlay: Mapping[str, Files] | None = None,
     budget: float = DEFAULT_BUDGET,
 ) -> LineagePlan:
     """What syncing *lineage* from its source would do; nothing is written.
 
     *overlay* holds the planned files of lineages synced earlier in the same
-    run, so a lineage syncs from what its source is about to become.
+    run (their texts and modes), so a lineage syncs from what its source is
+    about to become.
     Problems that refuse the lineage are returned in the plan, not raised.
     """
     source = ws.copy(lineage.syncs_from)
@@ -197,7 +200,7 @@ def _plan(
     lineage: Lineage,
     source: Copy,
     state: State,
-    overlay: Mapping[str, Mapping[str, str]],
+    overlay: Mapping[str, Files],
     budget: float,
 ) -> LineagePlan:
     record = state.record(lineage.name)
@@ -218,11 +221,13 @@ def _plan(
         return LineagePlan(lineage, source, "skipped", reason=f"its source {source.name} has an unresolved conflict")
 
     if source.name in overlay:
-        theirs_raw, commit = dict(overlay[source.name]), None
+        theirs_files, commit = overlay[source.name], None
     else:
-        theirs_raw, commit = ws.read_files(source), gitops.source_commit(source.root)
+        theirs_files, commit = ws.read_copy(source), gitops.source_commit(source.root)
+    theirs_raw = dict(theirs_files.texts)
     base_raw = ws.store.load(record.base, what=f"the base of {lineage.name}:")
-    ours = ws.read_files(lineage)
+    ours_files = ws.read_copy(lineage)
+    ours = ours_files.texts
     check_parses(ours, lineage.root, lineage.name)
     check_parses(theirs_raw, source.root, source.name)
 
@@ -248,9 +253,16 @@ def _plan(
         sources=sources,
         labels=labels,
         budget=budget,
+        modes=(
+            {lineage.lineage_name(src) for src in record.base.executable},
+            ours_files.executable,
+            {lineage.lineage_name(src) for src in theirs_files.executable},
+        ),
     )
-    new_base = Snapshot({src: digest_of(text) for src, text in theirs_raw.items()}, commit)
-    plan = LineagePlan(lineage, source, "up-to-date", files, record.base, new_base, theirs_raw)
+    new_base = Snapshot({src: digest_of(text) for src, text in theirs_raw.items()}, commit, theirs_files.executable)
+    plan = LineagePlan(
+        lineage, source, "up-to-date", files, record.base, new_base, theirs_raw, theirs_executable=new_base.executable
+    )
     if plan.conflicts:
         plan.outcome = "conflicted"
     elif plan.changed or plan.moves_base:
@@ -312,7 +324,7 @@ def _sync(
 ) -> SyncReport:
     state = ws.store.state()
     plans: list[LineagePlan] = []
-    overlay: dict[str, dict[str, str]] = {}
+    overlay: dict[str, Files] = {}
     waiting: set[str] = set()
     for lineage in ws.sync_order(names):
         if lineage.syncs_from in waiting:
@@ -325,7 +337,10 @@ def _sync(
         else:
             plan = plan_lineage(ws, lineage, state, overlay=overlay, budget=budget)
         if plan.outcome in ("up-to-date", "synced"):
-            overlay[lineage.name] = {f.name: f.after for f in plan.files if f.after is not None}
+            overlay[lineage.name] = Files(
+                {f.name: f.after for f in plan.files if f.after is not None},
+                frozenset(f.name for f in plan.files if f.after is not None and f.executable),
+            )
         else:
             waiting.add(lineage.name)
         plans.append(plan)
@@ -395,10 +410,16 @@ def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction
         if f.after is None:
             txn.remove(target)
         else:
-            txn.write(target, f.after)
-    new_base = ws.store.snapshot(txn, plan.theirs, plan.new_base.commit)
+            txn.write(target, f.after, executable=f.executable)
+    beside = [name for f in plan.files for name in f.beside]
+    for f in plan.files:
+        for name, text in f.beside.items():
+            txn.write(ws.target(plan.lineage, name), text)
+    new_base = ws.store.snapshot(txn, plan.theirs, plan.new_base.commit, plan.theirs_executable)
     if plan.outcome == "conflicted":
         before = {f.name: (ws.store.stage(txn, f.before) if f.before is not None else None) for f in plan.changed}
+        # (--abort removes the sides written beside a file: they were not there before.)
+        before.update(dict.fromkeys(beside))
         conflicted = sorted({c.file for c in plan.conflicts})
         record = SyncRecord(plan.source.name, plan.base, new_base, before, conflicted)
     else:
@@ -454,16 +475,17 @@ def _conflicted(ws: Workspace, state: State, names: Iterable[str] | None) -> lis
     return out
 
 
-def _unresolved(ws: Workspace, lineage: Lineage) -> list[str]:
+def _unresolved(ws: Workspace, lineage: Lineage, conflicted: Iterable[str]) -> list[str]:
     problems: list[str] = []
+    for rel in conflicted:
+        problems += sides_left(rel, ws.target(lineage, rel))
     for rel, text in sorted(ws.read_files(lineage).items()):
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.startswith(_MARKERS):
-                problems.append(f"{rel}:{number}: conflict marker left")
-                break
+        line = marker_line(text) if not contents.is_binary(text) else None
+        if line is not None:
+            problems.append(f"{rel}:{line}: conflict marker left")
         if rel.endswith(".py"):
             try:
-                ast.parse(text)
+                ast.parse(contents.encode(text))
             except (SyntaxError, ValueError) as exc:
                 problems.append(f"{rel}:{getattr(exc, 'lineno', '?')}: does not parse")
     return problems
@@ -484,7 +506,7 @@ def _continue(ws: Workspace, names: Iterable[str] | None) -> list[Resolution]:
     results: list[Resolution] = []
     txn = new_transaction(ws)
     for lineage, record in _conflicted(ws, state, names):
-        problems = _unresolved(ws, lineage)
+        problems = _unresolved(ws, lineage, record.conflicted_files)
         if problems:
             results.append(Resolution(lineage.name, False, problems))
             continue

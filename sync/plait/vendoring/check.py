@@ -24,7 +24,7 @@ from ..errors import PlaitError
 from ..paths import read_bytes
 from ..records import field, record
 from ..store import digest_of
-from ..workspace import Consumer, Workspace, tree_files
+from ..workspace import Consumer, Workspace, is_executable, tree_files
 from .lock import LOCK_NAME, Lock, find_locks, read_lock
 
 __all__ = ["ConsumerCheck", "Drift", "DriftKind", "check", "check_exit", "check_locks", "hash_files"]
@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # (not typing's: `plait check` does not import typing)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    DriftKind = Literal["edited", "missing", "extra", "behind", "conflicted", "unlocked"]
+    DriftKind = Literal["edited", "mode", "missing", "extra", "behind", "conflicted", "unlocked"]
 else:
     DriftKind = str  # (what a drift's kind is at run time)
 
@@ -137,7 +137,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
             else:
                 _bases_stored(ws, lock, verified)
                 on_disk = _on_disk(consumer.vendor_dir, consumer.exclude, consumer.confine, consumer.name)
-                result.drift += _against_lock(lock, on_disk, fix)
+                result.drift += _against_lock(lock, on_disk, fix, consumer.vendor_dir)
                 if consumer.source not in source_hashes:
                     source = ws.copy(consumer.source)
                     ws.checkout(source)
@@ -168,7 +168,8 @@ def check_locks(roots: Iterable[Path]) -> list[ConsumerCheck]:
                 result.consumer, result.source = lock.consumer, lock.source
                 result.locked_commit, result.files = lock.source_commit, len(lock.vendored())
                 fix = f"plait vendor {lock.consumer}"
-                result.drift = _against_lock(lock, _on_disk(vendor_dir, (), root.resolve(), lock.consumer), fix)
+                on_disk = _on_disk(vendor_dir, (), root.resolve(), lock.consumer)
+                result.drift = _against_lock(lock, on_disk, fix, vendor_dir)
                 if result.drift:
                     result.fix = f"{fix} (in the workspace that declares it)"
             except PlaitError as exc:
@@ -214,9 +215,10 @@ def _on_disk(vendor_dir: Path, exclude: Iterable[str], confine: Path, who: str) 
     return hash_files(tree_files(vendor_dir, exclude=exclude, confine=confine, who=who))
 
 
-def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drift]:
+def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str, vendor_dir: Path) -> list[Drift]:
     drift: list[Drift] = []
     expected = lock.vendored()
+    executable = lock.executable() if lock.records_modes else None
     for rel in sorted(set(expected) | set(on_disk)):
         if rel not in on_disk:
             drift.append(
@@ -239,15 +241,27 @@ def _against_lock(lock: Lock, on_disk: Mapping[str, str], fix: str) -> list[Drif
                     f"differs from the lock (edited by hand?): revert it, or run `{fix}` to record the edit",
                 )
             )
+        elif executable is not None and is_executable(vendor_dir / rel) != (rel in executable):
+            # Only a lock that records modes (format 2) says what each file's mode is.
+            drift.append(_mode_drift(rel, rel in executable, fix))
     for rel in lock.conflicted:
         drift.append(
             Drift(
                 rel,
                 "conflicted",
-                f"unresolved (a vendor conflict, or a lock git merged): resolve any markers in it, then run `{fix}`",
+                f"unresolved (a vendor conflict, or a lock git merged): resolve any markers in it, or choose"
+                f" between the versions beside it and remove them, then run `{fix}`",
             )
         )
     return drift
+
+
+def _mode_drift(rel: str, executable: bool, fix: str) -> Drift:
+    if executable:
+        detail = f"is not executable, but was vendored as 100755: `chmod +x` it, or run `{fix}` to record the change"
+    else:
+        detail = f"is executable, but was vendored as 100644: `chmod -x` it, or run `{fix}` to record the change"
+    return Drift(rel, "mode", detail)
 
 
 def _against_source(consumer: Consumer, lock: Lock, source_files: Mapping[str, str]) -> list[Drift]:

@@ -10,7 +10,9 @@ check`` reads it.  It records:
   ``check`` compares with the disk), ``base`` of the pristine transformed
   source (the next merge's base; its content is in the workspace store), and
   ``source`` of the source file as it was (what ``check`` compares with the
-  source now);
+  source now); and an executable file's mode as git writes it,
+  ``mode = "100755"`` as vendored and ``base_mode`` for its base (a lock
+  with any is format 2; `check` then holds every file to its mode);
 - the local edits the vendored copy carries, by node path;
 - while a conflict waits for its markers to be resolved, the files that hold them.
 
@@ -36,7 +38,12 @@ from ..toml_input import check_bounds
 
 __all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
 
-LOCK_FORMAT = 1
+# The newest format this plait reads.  It writes format 1 (what every plait
+# reads) unless a file is executable: format 2 records modes, and an older
+# plait then says to upgrade rather than misread the lock.
+LOCK_FORMAT = 2
+_MODES_FORMAT = 2
+EXECUTABLE_MODE = "100755"
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -62,11 +69,17 @@ class LockedFile:
     sha256: the file as vendored; None when the consumer deleted a vendored file.
     base: the pristine transformed source; None for a file only the consumer has.
     source: the source file as it was; None for a file only the consumer has.
+    executable / base_executable: whether the file as vendored, and its base,
+      are executable (git's 100755, written ``mode = "100755"`` and
+      ``base_mode``; absent: 100644).  A lock that records a mode is format 2,
+      and `plait check` holds the disk to every file's mode in it.
     """
 
     sha256: str | None = None
     base: str | None = None
     source: str | None = None
+    executable: bool = False
+    base_executable: bool = False
 
 
 @record(frozen=True)
@@ -110,6 +123,21 @@ class Lock:
     # The command that wrote it, for its header: a comment, so not read back
     # nor compared (a vendor that changes nothing else keeps adopt's lock).
     written_by: str = field(default="plait vendor", compare=False)
+    # The format it was read in: from 2 on, every file's mode is recorded.
+    format: int = field(default=1, compare=False)
+
+    @property
+    def records_modes(self) -> bool:
+        """Whether the lock says every file's mode (format 2): an older lock said none."""
+        return self.format >= _MODES_FORMAT or any(f.executable or f.base_executable for f in self.files.values())
+
+    def executable(self) -> frozenset[str]:
+        """The vendored files that are executable as vendored."""
+        return frozenset(name for name, f in self.files.items() if f.executable and f.sha256 is not None)
+
+    def base_executable(self) -> frozenset[str]:
+        """The files whose base (the source as last vendored) was executable."""
+        return frozenset(name for name, f in self.files.items() if f.base_executable)
 
     def vendored(self) -> dict[str, str]:
         """The files that must be on disk: name → sha256."""
@@ -164,6 +192,7 @@ class Lock:
             files={name: _locked_file(name, entry, path) for name, entry in files.items()},
             local_edits=[_local_edit(entry, path) for entry in _list(data, "local_edits", path)],
             conflicted=[_file_name(name, path) for name in _list(data, "conflicted", path)],
+            format=fmt,
         )
 
     # -- writing -------------------------------------------------------------
@@ -176,13 +205,15 @@ class Lock:
         for line in _HEADER.format(name=self.consumer, writer=self.written_by).splitlines():
             doc.add(tomlkit.comment(line))
         doc.add(tomlkit.nl())
-        doc["lock"] = LOCK_FORMAT
+        doc["lock"] = _MODES_FORMAT if any(f.executable or f.base_executable for f in self.files.values()) else 1
         doc["plait"] = self.plait_version
         doc["consumer"] = self.consumer
         doc["package"] = self.package
         if self.conflicted:
             doc["conflicted"] = sorted(self.conflicted)
-            doc["conflicted"].comment("resolve the markers in these files, then run plait vendor again")
+            doc["conflicted"].comment(
+                "resolve these files (their markers, or the versions beside them), then plait vendor again"
+            )
         source = tomlkit.table()
         source["name"] = self.source
         source["package"] = self.source_package
@@ -197,6 +228,9 @@ class Lock:
                 value = getattr(locked, key)
                 if value is not None:
                     entry[key] = value
+            for key, executable in (("mode", locked.executable), ("base_mode", locked.base_executable)):
+                if executable:
+                    entry[key] = EXECUTABLE_MODE
             files[name] = entry
         doc["files"] = files
         if self.local_edits:
@@ -279,6 +313,8 @@ def _file_name(name: object, path: str) -> str:
 
 
 _DIGEST_KEYS = frozenset({"sha256", "base", "source"})
+_MODE_KEYS = frozenset({"mode", "base_mode"})
+_FILE_KEYS = _DIGEST_KEYS | _MODE_KEYS
 
 
 # Entries read already in this process: a fleet's locks name the same files by the same digests.
@@ -304,15 +340,24 @@ def _new_locked_file(name: str, entry: object, path: str) -> LockedFile:
     _file_name(name, path)
     if not isinstance(entry, dict):
         raise CorruptLock(f"files.{name!r} must be a table of digests", path=path)
-    if not entry.keys() <= _DIGEST_KEYS:
-        unknown = set(entry) - _DIGEST_KEYS
+    if not entry.keys() <= _FILE_KEYS:
+        unknown = set(entry) - _FILE_KEYS
         raise CorruptLock(f"files.{name!r}: unknown key(s) {', '.join(sorted(unknown))}", path=path)
     for key, value in entry.items():
-        if not isinstance(value, str) or not _HEX64.fullmatch(value):
+        if key in _MODE_KEYS:
+            if value not in (EXECUTABLE_MODE, "100644"):
+                raise CorruptLock(f'files.{name!r}: {key} must be "100755" or "100644"', path=path)
+        elif not isinstance(value, str) or not _HEX64.fullmatch(value):
             raise CorruptLock(f"files.{name!r}: {key} must be a sha256 hex digest", path=path)
-    if not entry:
+    if not entry.keys() & _DIGEST_KEYS:
         raise CorruptLock(f"files.{name!r} records no digest", path=path)
-    return LockedFile(entry.get("sha256"), entry.get("base"), entry.get("source"))
+    return LockedFile(
+        entry.get("sha256"),
+        entry.get("base"),
+        entry.get("source"),
+        entry.get("mode") == EXECUTABLE_MODE,
+        entry.get("base_mode") == EXECUTABLE_MODE,
+    )
 
 
 def _local_edit(entry: object, path: str) -> LocalEdit:

@@ -27,19 +27,28 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from .. import gitops
+from .. import contents, gitops
 from ..commit import Transaction
 from ..errors import PlaitError
 from ..members import Edit, Texts, fold
 from ..merge import DEFAULT_BUDGET, merge3
 from ..publish import Piece
-from ..runs import FilePlan, PlannedFiles, RunReport, check_parses, merge_trees, specific_changes, untracked_paths
+from ..runs import (
+    FilePlan,
+    PlannedFiles,
+    RunReport,
+    check_parses,
+    merge_trees,
+    specific_changes,
+    unresolved_file,
+    untracked_paths,
+)
 from ..session import branch_run, commit_run, guard_run, new_transaction, writing_run
 from ..store import Snapshot, Store, digest_of
 from ..summary import CopyStory, Mode, commit_text, conflict_notes, moved_into
@@ -58,8 +67,6 @@ __all__ = [
 ]
 
 Outcome = Literal["up-to-date", "vendored", "conflicted", "refused"]
-
-_MARKER = "<<<<<<<"
 
 
 def plait_version() -> str:
@@ -293,19 +300,30 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float, run: _Run) -> Vendor
     ws.checkout(consumer)
     previous = read_lock(vendor_dir)
     if previous is not None and previous.conflicted:
-        left = _markers_left(ws, consumer, previous.conflicted)
+        left = unresolved(ws, consumer, previous.conflicted)
         if left:
             raise PlaitError(
-                f"{name}: conflict markers are left in {', '.join(left)}; resolve them, then run"
-                f" `plait vendor {name}` again"
+                f"{name}: the conflict is not resolved: {'; '.join(left)}; then run `plait vendor {name}` again"
             )
-    theirs_raw = selected(consumer, ws.read_files(source), source)
+    # Chosen before read: a file the consumer does not vendor is never read, let alone checked.
+    theirs_files = ws.read_copy(source, select=consumer.selects)
+    theirs_raw = selected(consumer, theirs_files.texts, source)
     if previous is None:
         _refuse_hand_vendored(ws, consumer, source, theirs_raw)
     base = ws.store.load(Snapshot(previous.bases()), what=f"the base of {name}:") if previous else {}
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
     commit = _source_commit(source, sources, previous, run)
-    return plan_against(ws, consumer, source, theirs_raw, base=base, commit=commit, previous=previous, budget=budget)
+    return plan_against(
+        ws,
+        consumer,
+        source,
+        theirs_raw,
+        base=base,
+        commit=commit,
+        previous=previous,
+        budget=budget,
+        theirs_executable=theirs_files.executable,
+    )
 
 
 def _refuse_hand_vendored(ws: Workspace, consumer: Consumer, source: Copy, theirs_raw: Mapping[str, str]) -> None:
@@ -377,10 +395,13 @@ def plan_against(
     commit: str | None,
     previous: Lock | None,
     budget: float,
+    theirs_executable: Collection[str] = frozenset(),
 ) -> VendorPlan:
     """Re-vendoring *consumer* from *theirs_raw* (the source's selected files, as the
     source spells them) over *base* (the pristine transformed source it was
-    vendored from, empty for none).
+    vendored from, empty for none).  *theirs_executable* names the source's
+    executable files: modes merge as git merges them (`runs.merge_modes`),
+    the base's mode read from the lock.
 
     Adoption is the same plan with the base's own revision as theirs: the
     merge leaves the copy as it is, and the lock records the base, the
@@ -399,8 +420,18 @@ def plan_against(
     def labels(rel: str) -> dict[str, str]:
         return {"base": f"base of {rel}", "ours": str(vendor_dir / rel), "theirs": str(source.root / rel)}
 
+    ours_executable = ws.executables(consumer, root=vendor_dir) if vendor_dir.is_dir() else frozenset()
+    base_executable = previous.base_executable() if previous is not None else frozenset()
     files = merge_trees(
-        base, ours, theirs, ours_raw=ours_raw, protected=protected, labels=labels, local=name, budget=budget
+        base,
+        ours,
+        theirs,
+        ours_raw=ours_raw,
+        protected=protected,
+        labels=labels,
+        local=name,
+        budget=budget,
+        modes=(base_executable, ours_executable, theirs_executable),
     )
 
     sources = {rel: digest_of(text) for rel, text in theirs_raw.items()}
@@ -411,7 +442,7 @@ def plan_against(
         source_package=source.package,
         source_commit=commit,
         plait_version=plait_version(),
-        files=_locked_files(files, theirs, sources, protected, previous),
+        files=_locked_files(files, theirs, sources, protected, previous, theirs_executable),
         local_edits=_local_edits(files, theirs, protected, budget, consumer.package),
         conflicted=sorted({c.file for f in files for c in f.conflicts}),
     )
@@ -466,12 +497,13 @@ def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | No
     return run.source_commit(source.root)
 
 
-def _markers_left(ws: Workspace, consumer: Consumer, names: Iterable[str]) -> list[str]:
+def unresolved(ws: Workspace, consumer: Consumer, names: Iterable[str]) -> list[str]:
+    """What is left to resolve in the conflicted files *names* of *consumer*'s vendored directory
+    (`runs.unresolved_file`): a marker, or a side's version still beside a file."""
     left: list[str] = []
     for rel in names:
         path = ws.target(consumer, rel, root=consumer.vendor_dir)
-        if path.is_file() and any(line.startswith(_MARKER) for line in path.read_text(encoding="utf-8").splitlines()):
-            left.append(rel)
+        left += unresolved_file(rel, path)
     return left
 
 
@@ -481,6 +513,7 @@ def _locked_files(
     sources: Mapping[str, str],
     protected: set[str],
     previous: Lock | None,
+    executable: Collection[str],
 ) -> dict[str, LockedFile]:
     out: dict[str, LockedFile] = {}
     for f in files:
@@ -490,9 +523,11 @@ def _locked_files(
             # merge must not mistake the source's changes for local edits.
             old = previous.files.get(f.name) if previous is not None else None
             base = old.base if old is not None else None
+            base_x = old is not None and old.base_executable
         else:
             base = digest_of(theirs[f.name]) if f.name in theirs else None
-        locked = LockedFile(sha, base, sources.get(f.name))
+            base_x = base is not None and f.name in executable
+        locked = LockedFile(sha, base, sources.get(f.name), sha is not None and f.executable, base_x)
         if locked != LockedFile():
             out[f.name] = locked
     return out
@@ -530,13 +565,20 @@ def local_edits(
 
 
 def file_edits(name: str, pristine: str | None, after: str | None, *, package: str, budget: float) -> list[LocalEdit]:
-    """What file *name* as *after* carries that it does not as *pristine*, by node path (None: no such file)."""
+    """What file *name* as *after* carries that it does not as *pristine*, by node path (None: no such file).
+
+    Line endings are a property of the file, not an edit of each of its
+    lines: a CRLF copy of an LF source carries only what it changed besides.
+    """
     if after == pristine:
         return []
     if after is None:
         return [LocalEdit(name, "<file>", "removed")]
     if pristine is None:
         return [LocalEdit(name, "<file>", "added")]
+    after, pristine = contents.plain_lines(after), contents.plain_lines(pristine)
+    if after == pristine:
+        return []
     if not name.endswith(".py"):
         return [LocalEdit(name, "<file>", "changed")]
     # An import spelled otherwise but binding the same is no edit.
@@ -753,7 +795,10 @@ def stage_plan(ws: Workspace, plan: VendorPlan, txn: Transaction) -> None:
         if f.after is None:
             txn.remove(target)
         else:
-            txn.write(target, f.after)
+            txn.write(target, f.after, executable=f.executable)
+    for f in plan.files:
+        for name, text in f.beside.items():
+            txn.write(ws.target(consumer, name, root=consumer.vendor_dir), text)
     for text in plan.bases.values():
         ws.store.stage(txn, text)
     for key, digest in plan.derived.items():
