@@ -162,7 +162,9 @@ def publish(
         files = {_rel(top, path): changes[path] for path in sorted(set(paths)) if path in changes}
         if not files:
             continue
-        modes = {_rel(top, path): x for path, x in (executable or {}).items() if _rel(top, path) in files}
+        modes = {
+            rel: x for path, x in (executable or {}).items() if _inside(path, top) and (rel := _rel(top, path)) in files
+        }
         if len(members) == 1 and top != store_top:
             branch, message = members[0].branch, members[0].message
         else:

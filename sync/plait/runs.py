@@ -522,10 +522,28 @@ def _parses(text: str) -> bool:
 
 def _merge(base: str, ours: str, theirs: str, *, budget: float, where: Mapping[str, str]) -> MergeResult:
     try:
-        return merge3(base, ours, theirs, budget=budget, strict=True)
+        result = merge3(base, ours, theirs, budget=budget, strict=True)
     except UnparsableSource as exc:
         side = exc.path or "input"
         raise PlaitError(f"{side} does not parse ({exc.message})", path=where.get(side, side)) from None
+    _never_unseen(result, base, ours, theirs)
+    return result
+
+
+def _never_unseen(result: MergeResult, base: str, ours: str, theirs: str) -> None:
+    """A conflict with no marker in its text (an addition the audits found missing, which
+    they cannot point at) becomes one whole-file conflict, as `plait merge` makes it: the
+    text is written for a person to resolve, and a text without markers would read as
+    resolved with a side's change gone.  (A budget conflict alone is git's clean merge,
+    and a binary one takes no markers.)"""
+    if result.clean or marker_line(result.text) is not None:
+        return
+    if all(c.kind in ("budget", "binary") for c in result.conflicts):
+        return
+    from .merge.lines import whole_file_conflict
+
+    result.text = whole_file_conflict(base, ours, theirs).text
+    result.notes.append("the merge could not show a conflict in place, so the whole file is marked")
 
 
 def _merge_conflicts(name: str, result: MergeResult) -> list[FileConflict]:

@@ -36,7 +36,7 @@ def test_a_text_conflict_has_markers_and_waits_for_them(make_workspace) -> None:
     marked = (ws.vendored / "data.txt").read_text()
     assert "<<<<<<< ours\nline 4 (svc)\n" in marked and "line 4 (upstream)\n>>>>>>> theirs\n" in marked
     refused = ws.ok("vendor", "svc", code=2)
-    assert "data.txt:4: conflict marker left" in refused.stderr
+    assert "conflict markers are left in data.txt:4" in refused.stderr
     ws.write(ws.vendored / "data.txt", TEXT.replace("line 4\n", "line 4 (both)\n"))
     ws.ok("vendor", "svc")
     assert (ws.vendored / "data.txt").read_text() == TEXT.replace("line 4\n", "line 4 (both)\n")

@@ -651,10 +651,7 @@ def resolve_operand(ws: Workspace | None, spec: str) -> Operand:
             return Operand(spec, str(consumer.vendor_dir), ws.read_files(consumer, root=consumer.vendor_dir), spec)
     path = Path(spec)
     if path.is_file():
-        try:
-            return Operand(spec, str(path), {path.name: path.read_bytes().decode("utf-8")})
-        except UnicodeDecodeError:
-            raise PlaitError("not UTF-8 text", path=spec) from None
+        return Operand(spec, str(path), {path.name: contents.decode(path.read_bytes())})
     if path.is_dir():
         files = read_tree(path)
         return Operand(spec, str(path), files)

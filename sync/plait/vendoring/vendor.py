@@ -302,9 +302,7 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float, run: _Run) -> Vendor
     if previous is not None and previous.conflicted:
         left = unresolved(ws, consumer, previous.conflicted)
         if left:
-            raise PlaitError(
-                f"{name}: the conflict is not resolved: {'; '.join(left)}; then run `plait vendor {name}` again"
-            )
+            raise PlaitError(f"{name}: {'; '.join(left)}; resolve them, then run `plait vendor {name}` again")
     # Chosen before read: a file the consumer does not vendor is never read, let alone checked.
     theirs_files = ws.read_copy(source, select=consumer.selects)
     theirs_raw = selected(consumer, theirs_files.texts, source)
@@ -500,11 +498,15 @@ def _source_commit(source: Copy, sources: Mapping[str, str], previous: Lock | No
 def unresolved(ws: Workspace, consumer: Consumer, names: Iterable[str]) -> list[str]:
     """What is left to resolve in the conflicted files *names* of *consumer*'s vendored directory
     (`runs.unresolved_file`): a marker, or a side's version still beside a file."""
-    left: list[str] = []
+    marked: list[str] = []
+    beside: list[str] = []
     for rel in names:
-        path = ws.target(consumer, rel, root=consumer.vendor_dir)
-        left += unresolved_file(rel, path)
-    return left
+        for problem in unresolved_file(rel, ws.target(consumer, rel, root=consumer.vendor_dir)):
+            if problem.endswith(": conflict marker left"):
+                marked.append(problem.removesuffix(": conflict marker left"))
+            else:
+                beside.append(problem)
+    return ([f"conflict markers are left in {', '.join(marked)}"] if marked else []) + beside
 
 
 def _locked_files(
