@@ -85,14 +85,15 @@ def test_a_text_file_converted_to_crlf_merges_upstreams_edit(make_workspace) -> 
 def test_no_final_newline_merges_cleanly_in_vendor_and_sync(make_workspace) -> None:
     unended = CLIENT.rstrip("\n")
     ws = make_workspace({"client.py": unended}, lineage=True)
-    ours = unended.replace("return 1", "return 10")
+    # Both append a function at the end: the structured merge's case, where the last statement dropped out.
+    ours = unended + '\n\n\ndef mine():\n    return "mine"'
     ws.write(ws.vendored / "client.py", ours)
     ws.write(ws.fork / "client.py", ours)
-    ws.write(ws.canonical / "client.py", unended.replace('return "x"', 'return "y"'))
-    ws.commit("both edit a file without a final newline")
+    ws.write(ws.canonical / "client.py", unended + '\n\n\ndef upstream():\n    return "upstream"')
+    ws.commit("both append to a file without a final newline")
     ws.ok("vendor", "svc")
     ws.ok("sync", "fork")
-    expected = unended.replace("return 1", "return 10").replace('return "x"', 'return "y"')
+    expected = ours + '\n\n\ndef upstream():\n    return "upstream"'
     assert (ws.vendored / "client.py").read_text() == expected
     assert (ws.fork / "client.py").read_text() == expected
     ws.ok("check")

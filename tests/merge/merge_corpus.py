@@ -66,9 +66,10 @@ LAWS = (
 
 
 def read_exact(path: Path) -> str:
-    """Read a file without newline translation, so comparisons are byte-exact."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        return handle.read()
+    """A file as plait reads it (`plait.contents`): no newline translation, any encoding, byte-exact."""
+    from plait import contents
+
+    return contents.decode(path.read_bytes())
 
 
 @dataclass

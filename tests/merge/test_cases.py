@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from merge_corpus import IDEAL_KEYS, LAWS, TOML_KEYS, case_names, change_matches, load_case
 
+from plait.contents import encode  # (a case is parsed as its bytes, as Python reads a module: PEP 263 included)
+
 CASES = case_names()
 MARKERS = ("<<<<<<< ours\n", "||||||| base\n", "=======\n", ">>>>>>> theirs\n")
 
@@ -46,7 +48,7 @@ def test_case_is_well_formed(name):
     unknown = set(case.meta) - TOML_KEYS
     assert not unknown, f"unknown case.toml keys: {sorted(unknown)}"
     for label, text in (("Base", case.base), ("Ours", case.ours), ("Theirs", case.theirs)):
-        ast.parse(text, filename=f"{name}/{label}.py")
+        ast.parse(encode(text), filename=f"{name}/{label}.py")
     assert case.ours != case.base or case.theirs != case.base, "neither side changes anything"
     _expect_well_formed(name, "Expected.py", case.expected, case.clean, case.conflict_paths, case.conflict_kinds)
     unknown_laws = set(case.laws) - set(LAWS)
@@ -75,7 +77,7 @@ def _expect_well_formed(
     name: str, file: str, text: str, clean: bool, paths: list[str] | None, kinds: list[str] | None
 ) -> None:
     if clean:
-        ast.parse(text, filename=f"{name}/{file}")
+        ast.parse(encode(text), filename=f"{name}/{file}")
         assert "<<<<<<<" not in text
         assert not paths and not kinds
     else:
@@ -94,7 +96,7 @@ def test_case(name, merge3):
     conflicts = [c.describe() for c in result.conflicts]
     assert result.clean == case.clean, f"clean={result.clean}, conflicts: {conflicts}"
     if case.clean:
-        ast.parse(result.text)
+        ast.parse(encode(result.text))
     if case.conflict_paths is not None:
         assert sorted(c.path for c in result.conflicts) == sorted(case.conflict_paths)
     if case.conflict_kinds is not None:
@@ -167,4 +169,4 @@ def test_each_section_reads_as_code(name, section):
     the elements as each side has them, separators included.
     """
     case = load_case(name)
-    ast.parse(_resolve(case.expected, section), filename=f"{name}/Expected.py, {section} taken")
+    ast.parse(encode(_resolve(case.expected, section)), filename=f"{name}/Expected.py, {section} taken")

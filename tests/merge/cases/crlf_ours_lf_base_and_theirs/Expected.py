@@ -1,0 +1,13 @@
+"""Client."""
+
+
+def one():
+    return 10
+
+
+def two():
+    return 2
+
+
+def three():
+    return 30

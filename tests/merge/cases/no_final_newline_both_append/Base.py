@@ -1,0 +1,9 @@
+"""Client."""
+
+
+def one():
+    return 1
+
+
+def two():
+    return 2

@@ -1,0 +1,13 @@
+"""Client."""
+
+
+def one():
+    return 1
+
+
+def two():
+    return 2
+
+
+def b():
+    return "b"
