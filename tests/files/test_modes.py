@@ -50,6 +50,9 @@ def test_a_mode_change_upstream_is_carried_in_and_a_consumers_own_is_kept(make_w
     assert "~ file a.sh: mode 100644 → 100755" in done.stdout, done.stdout
     assert _x(ws.vendored / "a.sh")
     assert _x(ws.vendored / "b.sh") and (ws.vendored / "b.sh").read_text() == SCRIPT + "echo again\n"
+    # The consumer's own mode is a local edit, listed as one.
+    edits = tomllib.loads((ws.vendored / "plait.lock").read_text()).get("local_edits", [])
+    assert [(e["file"], e.get("detail")) for e in edits] == [("b.sh", "mode 100755")]
     ws.ok("check")
     ws.commit("vendored")
     # A second run changes nothing: the modes are recorded.

@@ -441,7 +441,8 @@ def plan_against(
         source_commit=commit,
         plait_version=plait_version(),
         files=_locked_files(files, theirs, sources, protected, previous, theirs_executable),
-        local_edits=_local_edits(files, theirs, protected, budget, consumer.package),
+        local_edits=_local_edits(files, theirs, protected, budget, consumer.package)
+        + _mode_edits(files, theirs, protected, theirs_executable),
         conflicted=sorted({c.file for f in files for c in f.conflicts}),
     )
     lock_path = vendor_dir / LOCK_NAME
@@ -553,6 +554,21 @@ def _local_edits(
         else:
             edits += file_edits(f.name, pristine, f.after, package=package, budget=budget)
     return edits
+
+
+def _mode_edits(
+    files: list[FilePlan], theirs: Mapping[str, str], protected: set[str], executable: Collection[str]
+) -> list[LocalEdit]:
+    """The vendored files whose mode is the consumer's own: executable where the source's is not, or not where it is."""
+    return [
+        LocalEdit(f.name, "<file>", "changed", f"mode {'100755' if f.executable else '100644'}")
+        for f in files
+        if f.after is not None
+        and f.name in theirs
+        and f.name not in protected
+        and not f.conflicts
+        and f.executable != (f.name in executable)
+    ]
 
 
 def local_edits(
