@@ -82,7 +82,18 @@ _HEX40 = r"[0-9a-f]{40}([0-9a-f]{24})?"  # (compiled by `re` when a state is rea
 
 # Every key a record of the state may hold: a typo or a hand edit is named,
 # never half-understood.
-_RECORD_KEYS = ("source", "state", "conflicted_files", "commit", "tree", "files", "executable", "pending", "before")
+_RECORD_KEYS = (
+    "source",
+    "state",
+    "conflicted_files",
+    "commit",
+    "tree",
+    "files",
+    "executable",
+    "pending",
+    "before",
+    "before_executable",
+)
 _SNAPSHOT_KEYS = ("commit", "tree", "files", "executable")
 
 
@@ -195,6 +206,9 @@ class SyncRecord:
     before: while conflicted, each lineage file the sync touched → its digest
       before the sync (``None``: it did not exist); ``--abort`` restores them.
     conflicted_files: while conflicted, the lineage files written with markers.
+    before_executable: while conflicted, the files of *before* that were
+      executable; ``--abort`` gives them their mode back too (None: a record
+      from before modes were recorded, whose files keep the mode they have).
     """
 
     source: str
@@ -202,6 +216,7 @@ class SyncRecord:
     pending: Snapshot | None = None
     before: dict[str, str | None] = field(default_factory=dict)
     conflicted_files: list[str] = field(default_factory=list)
+    before_executable: list[str] | None = None
 
     @property
     def conflicted(self) -> bool:
@@ -232,7 +247,7 @@ def _record_from(name: str, data: Any, where: str) -> SyncRecord:
     if (marker == "conflicted") != (pending_data is not None):
         raise CorruptState(f'{where}: a conflicted record needs both state = "conflicted" and [pending]')
     if pending_data is None:
-        for key in ("before", "conflicted_files"):
+        for key in ("before", "conflicted_files", "before_executable"):
             if key in data:
                 raise CorruptState(f"{where}: {key!r} belongs to a conflicted sync, and this one is not")
         return SyncRecord(source, base)
@@ -252,7 +267,12 @@ def _record_from(name: str, data: Any, where: str) -> SyncRecord:
     conflicted = data.get("conflicted_files", [])
     if not isinstance(conflicted, list) or not all(isinstance(f, str) and is_plain_relative(f) for f in conflicted):
         raise CorruptState(f"{where}: 'conflicted_files' must be a list of relative file names")
-    return SyncRecord(source, base, pending, before, list(conflicted))
+    executable = data.get("before_executable")
+    if executable is not None and (
+        not isinstance(executable, list) or not all(isinstance(f, str) and f in before for f in executable)
+    ):
+        raise CorruptState(f"{where}: 'before_executable' must list files of 'before'")
+    return SyncRecord(source, base, pending, before, list(conflicted), executable)
 
 
 class State:
@@ -321,6 +341,8 @@ class State:
             for rel in sorted(record.before):
                 before[rel] = record.before[rel] or ""
             ordered["before"] = before
+            if record.before_executable is not None:
+                ordered["before_executable"] = sorted(record.before_executable)
         if "lineages" not in self.document:
             self.document["lineages"] = tomlkit.table(is_super_table=True)
         lineages = self.document["lineages"]

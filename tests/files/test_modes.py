@@ -81,3 +81,16 @@ def test_vendor_commit_commits_the_mode(make_workspace) -> None:
     branch = next(b.strip(" *") for b in git(ws.root, "branch", "--list", "plait/*").splitlines())
     listed = git(ws.root, "ls-tree", "-r", branch, "--", "consumers/svc/svc/_vendor/corelib/run.sh")
     assert listed.startswith("100755 "), listed
+
+
+def test_sync_abort_gives_a_file_its_mode_back(make_workspace) -> None:
+    ws = make_workspace({"run.sh": SCRIPT, "data.txt": "a\nb\n"}, lineage=True)
+    (ws.canonical / "run.sh").chmod(0o755)
+    ws.write(ws.canonical / "data.txt", "a (upstream)\nb\n")
+    ws.write(ws.fork / "data.txt", "a (fork)\nb\n")
+    ws.commit("upstream: run.sh executable, and a conflicting edit")
+    ws.ok("sync", "fork", code=1)
+    assert _x(ws.fork / "run.sh")
+    ws.ok("sync", "--abort", "fork")
+    assert not _x(ws.fork / "run.sh")
+    assert (ws.fork / "data.txt").read_text() == "a (fork)\nb\n"

@@ -421,7 +421,8 @@ def _stage_plan(ws: Workspace, state: State, plan: LineagePlan, txn: Transaction
         # (--abort removes the sides written beside a file: they were not there before.)
         before.update(dict.fromkeys(beside))
         conflicted = sorted({c.file for c in plan.conflicts})
-        record = SyncRecord(plan.source.name, plan.base, new_base, before, conflicted)
+        executable = [f.name for f in plan.changed if f.before is not None and f.was_executable]
+        record = SyncRecord(plan.source.name, plan.base, new_base, before, conflicted, executable)
     else:
         record = SyncRecord(plan.source.name, new_base)
     state.set_record(plan.name, record)
@@ -536,7 +537,9 @@ def _abort(ws: Workspace, names: Iterable[str] | None) -> list[Resolution]:
             if digest is None:
                 txn.remove(target)
             else:
-                txn.write(target, ws.store.read(digest, what=f"{lineage.name} {rel} before the sync"))
+                data = ws.store.read(digest, what=f"{lineage.name} {rel} before the sync")
+                known = record.before_executable
+                txn.write(target, data, executable=None if known is None else rel in known)
             restored.append(rel)
         state.set_record(lineage.name, SyncRecord(record.source, record.base))
         results.append(Resolution(lineage.name, True, restored=restored))
