@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait.import_spelling import align_import_spelling, align_tree_spelling, same_binding
 from plait.transforms import ImportRewrite, module_name, rewrite_tree
@@ -779,7 +780,7 @@ def _text_and_reference(draw: st.DrawFn, *, distinct: bool) -> tuple[str, str, s
     return _file(texts), _file(references), module, is_package
 
 
-_PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTY = examples(300)
 
 
 @_PROPERTY

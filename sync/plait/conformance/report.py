@@ -51,6 +51,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..names import one_line
 from .environment import install_hint
 from .runner import ConformReport, CopyResult
 from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Verdict
@@ -446,7 +447,7 @@ def _grouped(copies: list[CopyResult], tier: Tier) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return one_line(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def _like(copy: CopyResult) -> str:
