@@ -47,11 +47,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .errors import PlaitError
+from .records import record as _record
+
+TYPE_CHECKING = False  # (typing's own is an import of typing away: the merge driver runs git merge-file)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ENV_TIMEOUT",
@@ -151,7 +154,7 @@ class GitFailed(PlaitError):
     """A git command exited non-zero, or could not be run, or stalled."""
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class Revision:
     """One commit that touched a copy's files.
 
@@ -172,7 +175,7 @@ class Revision:
         return self.sha[:7]
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class Repository:
     """A git repository found on disk: its working tree and its git directory."""
 
@@ -305,7 +308,7 @@ def _message(stderr: bytes, stdout: bytes) -> str:
     return said if len(said) <= 2000 else said[:2000] + " …"
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class _Done:
     code: int
     out: bytes

@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from bundled_repo import bundled_repo
+
+pytestmark = pytest.mark.slow  # kills runs at every write and reruns them
 
 REPO = Path(__file__).resolve().parents[2]
 

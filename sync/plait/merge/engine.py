@@ -25,10 +25,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from ..errors import PlaitError, UnparsableSource
+from ..records import record, replace
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .facts import MODULE
 from .inventory import Inventory, hidden_delete_modify, summarize, take_inventory
@@ -36,6 +35,7 @@ from .lines import LineMerge, LineMergeTimeout, merge_lines, whole_file_conflict
 from .result import Change, MergeResult, Strategy
 from .semantic import SemanticCheck, StatementSpans
 
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
 if TYPE_CHECKING:
     from .hunks import Alignment, Marked
 
@@ -209,7 +209,7 @@ def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
         return None, f"{label} nests too deeply to parse"
 
 
-@dataclass
+@record
 class _Region:
     """Lines of a candidate result to put between markers, and for a name bound twice, the lines that bind it."""
 
@@ -219,7 +219,7 @@ class _Region:
     bindings: tuple[int, ...] = ()
 
 
-@dataclass
+@record
 class _Audit:
     """What is wrong with a candidate result, by the laws every result must keep.
 
