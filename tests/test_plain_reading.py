@@ -11,6 +11,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path, PurePosixPath
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -45,6 +46,7 @@ def _tomllib(text: str) -> object:
         return "does not parse"
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @examples(1500)
 @given(st.lists(_LINE, max_size=12))
 @example(["[consumers.svc]", 'path = "a"', "[consumers.tool]", 'path = "b"'])
@@ -81,6 +83,7 @@ def _by_parsing(name: str) -> bool:
     return bool(path.parts) and not path.is_absolute() and ".." not in path.parts and name == path.as_posix()
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @examples(2000)
 @given(st.lists(st.sampled_from(["a", "b.py", ".", "..", "...", "", "/", "//", " ", "\\", ".a"]), max_size=6))
 @example(["a", "/", "/", "b"])

@@ -39,6 +39,8 @@ from strategies import (
 
 from plait.merge import merge3
 
+pytestmark = pytest.mark.slow  # hypothesis properties of whole merges
+
 # A merge costs a git merge-file run plus ast and libcst parses of three
 # modules, a few hundred ms on a slow core, so these counts keep the whole file
 # under a minute on two slow cores.  The deep hypothesis profile runs ten times

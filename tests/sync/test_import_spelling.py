@@ -783,6 +783,7 @@ def _text_and_reference(draw: st.DrawFn, *, distinct: bool) -> tuple[str, str, s
 _PROPERTY = examples(300)
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=False))
 def test_alignment_never_changes_what_a_module_binds(case: tuple[str, str, str, bool]) -> None:
@@ -795,6 +796,7 @@ def test_alignment_never_changes_what_a_module_binds(case: tuple[str, str, str, 
     ]
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=False))
 def test_aligning_twice_is_aligning_once(case: tuple[str, str, str, bool]) -> None:
@@ -804,6 +806,7 @@ def test_aligning_twice_is_aligning_once(case: tuple[str, str, str, bool]) -> No
     assert align_import_spelling(reference, reference, module=module, is_package=is_package) == reference
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=True))
 def test_a_pure_respelling_comes_out_as_the_reference(case: tuple[str, str, str, bool]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -77,6 +78,7 @@ def _planned(base, ours, theirs, ours_raw):
     return [(p.name, p.source_name, p.action, p.before, p.after, p.result, p.conflicts) for p in plans]
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @examples(300)
 @given(_tree, _tree, _tree, st.booleans())
 def test_files_two_sides_agree_on_are_planned_as_the_merge_plans_them(base, ours, theirs, raw_differs) -> None:

@@ -14,11 +14,14 @@ naming the modules, ``raise ... from`` and other spellings of the keywords.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
 from plait.transforms import ImportRewrite, Rewritten, _rewrite_parsed, module_name, rewrite_imports
+
+pytestmark = pytest.mark.slow  # a hypothesis search of hundreds of modules
 
 _MODULES = ["pkg", "pkg.client", "pkg.util", "pkg.sub", "pkg.sub.deep", "other", "other.x", "os.path", "pkgs"]
 _RELATIVE = ["", "client", "util", "sub", "sub.deep", "missing"]

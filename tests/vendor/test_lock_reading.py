@@ -10,6 +10,7 @@ from __future__ import annotations
 import string
 import tomllib
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -72,6 +73,7 @@ def _read(text: str) -> object:
 _SETTINGS = examples(300)
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_SETTINGS
 @given(_lock(_PLAIN))
 # Found by a run of the suite: a list item that holds the list's separator
@@ -83,6 +85,7 @@ def test_a_lock_plait_writes_is_read_fast_as_tomllib_reads_it(lock: Lock) -> Non
     assert _plain_toml(text) == tomllib.loads(text)
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_SETTINGS
 @given(_lock(_ANY))
 # Found by a run of the suite: a control character in the name the header's
@@ -138,6 +141,7 @@ _EDITS = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_SETTINGS
 @given(_lock(_PLAIN), st.lists(st.tuples(st.integers(0, 60), st.booleans(), _EDITS), min_size=1, max_size=4))
 def test_a_lock_edited_by_hand_reads_as_tomllib_reads_it(lock: Lock, edits: list[tuple[int, bool, str]]) -> None:
