@@ -12,6 +12,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+# The hypothesis profiles, loaded before any test module builds its settings:
+# ``ci`` (derandomized, the default) or ``deep`` (see hypothesis_profiles).
+import hypothesis_profiles  # noqa: F401
 import pytest
 
 # ---------------------------------------------------------------------------

@@ -11,8 +11,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path, PurePosixPath
 
-from hypothesis import HealthCheck, example, given, settings
+import pytest
+from hypothesis import example, given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait.paths import is_plain_relative
 from plait.plain_toml import plain_toml
@@ -44,7 +46,8 @@ def _tomllib(text: str) -> object:
         return "does not parse"
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
+@examples(1500)
 @given(st.lists(_LINE, max_size=12))
 @example(["[consumers.svc]", 'path = "a"', "[consumers.tool]", 'path = "b"'])
 @example(["[consumers.svc]", "[consumers]"])  # a super-table after its sub-table: valid, left to tomllib
@@ -80,7 +83,8 @@ def _by_parsing(name: str) -> bool:
     return bool(path.parts) and not path.is_absolute() and ".." not in path.parts and name == path.as_posix()
 
 
-@settings(max_examples=2000, deadline=None)
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
+@examples(2000)
 @given(st.lists(st.sampled_from(["a", "b.py", ".", "..", "...", "", "/", "//", " ", "\\", ".a"]), max_size=6))
 @example(["a", "/", "/", "b"])
 @example(["/", "a"])

@@ -10,6 +10,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,6 +75,7 @@ def _main_job() -> list[str]:
     return proc.stdout.splitlines()
 
 
+@pytest.mark.slow  # the README's main job, run once
 def test_main_job_is_a_summary_a_person_reads_in_one_screenful_or_two() -> None:
     lines = _main_job()
     assert len(lines) <= 120, "the demo is each section's summary and the lines that make its point"
@@ -84,6 +86,7 @@ def test_main_job_is_a_summary_a_person_reads_in_one_screenful_or_two() -> None:
     assert [line.split()[1] for line in lines[-3:]] == ["init", "adopt", "sync"]
 
 
+@pytest.mark.slow  # the README's main job, run once
 def test_main_job_shows_status_what_a_sync_applies_and_keeps_and_the_sync() -> None:
     lines = _main_job()
     rows = {line.split()[0]: line.split() for line in _section(lines, 1)}
@@ -110,6 +113,7 @@ def _section(lines: list[str], number: int) -> list[str]:
     return lines[start + 1 : end]
 
 
+@pytest.mark.slow  # the README's main job, run once
 def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> None:
     lines = _main_job()
     adopted = _section(lines, 4)
@@ -143,6 +147,7 @@ def test_main_job_revendors_checks_and_every_copy_conforms_after_the_sync() -> N
     assert beyond == {"sibling"}
 
 
+@pytest.mark.slow  # the README's main job, run once
 def test_main_job_syncs_the_sibling_cleanly_and_diffs_it_structurally() -> None:
     lines = _main_job()
     assert any(line.startswith("sibling  upstream ") and "7 files changed, 0 conflicts" in line for line in lines)
@@ -154,6 +159,7 @@ def test_main_job_syncs_the_sibling_cleanly_and_diffs_it_structurally() -> None:
     assert "except httpx.TimeoutException widened: + OSError" in member
 
 
+@pytest.mark.slow  # the README's main job, run once
 def test_the_readme_and_the_architecture_show_the_demo_as_it_prints() -> None:
     # The examples are cut from this run's output by the docs' own generator (tests/docs/examples.py).
     from examples import DOCS, blocks, from_demo, normalise

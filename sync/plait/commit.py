@@ -39,18 +39,17 @@ This module knows paths, not workspaces: `plait.session` binds it to one
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import contents
 from .errors import PlaitError
 from .paths import JOURNAL_NAME
+from .records import field, record
 
 __all__ = [
     "JOURNAL_NAME",
@@ -297,7 +296,7 @@ def _holder(fd: int) -> str:
 # the journal
 
 
-@dataclass
+@record
 class Recovery:
     """What `recover` found and did: a journal rolled forward, temp files swept."""
 
@@ -322,6 +321,8 @@ def _journal_entries(path: Path, allowed: Callable[[Path], bool]) -> tuple[list[
     refused, never obeyed.
     """
     try:
+        import json  # (here: a merge driver that writes one file never reads a journal)
+
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise PlaitError(f"an interrupted run's journal cannot be read ({exc}); remove it", path=str(path)) from None
@@ -445,7 +446,7 @@ def recover(
 # the transaction
 
 
-@dataclass
+@record
 class Transaction:
     """Everything one run writes, committed by the protocol above.
 
@@ -516,6 +517,8 @@ class Transaction:
                 "renames": [[str(s), str(t)] for s, t in staged],
                 "removes": [str(p) for p in self.removes],
             }
+            import json
+
             tmp = stage_file(journal, json.dumps(payload, indent=1).encode("utf-8"), mode=0o644)
             try:
                 os.replace(tmp, journal)  # the switch point

@@ -47,12 +47,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import contents
 from .errors import PlaitError
+from .records import record as _record
+
+TYPE_CHECKING = False  # (typing's own is an import of typing away: the merge driver runs git merge-file)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ENV_TIMEOUT",
@@ -152,7 +155,7 @@ class GitFailed(PlaitError):
     """A git command exited non-zero, or could not be run, or stalled."""
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class Revision:
     """One commit that touched a copy's files.
 
@@ -173,7 +176,7 @@ class Revision:
         return self.sha[:7]
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class Repository:
     """A git repository found on disk: its working tree and its git directory."""
 
@@ -306,7 +309,7 @@ def _message(stderr: bytes, stdout: bytes) -> str:
     return said if len(said) <= 2000 else said[:2000] + " …"
 
 
-@dataclass(frozen=True)
+@_record(frozen=True)
 class _Done:
     code: int
     out: bytes

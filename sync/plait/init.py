@@ -40,6 +40,7 @@ from typing import Any, Literal
 from . import contents
 from .commit import TEMP_SUFFIXES, fsync_dir, stage_file, workspace_lock, write_atomic
 from .errors import PlaitError
+from .names import MAX_NAME, copy_name_problem, one_line, shell_word
 from .paths import JOURNAL_NAME, STORE_DIR
 from .workspace import CANONICAL, MANIFEST, GitSpec, repository_top
 
@@ -555,9 +556,6 @@ class _Given:
         return Path(os.path.relpath(path, ws_dir)).as_posix()
 
 
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
-
-
 def _is_url(text: str) -> bool:
     return GitSpec(text, None, ".").is_remote
 
@@ -587,7 +585,7 @@ class _Clones:
 def _given(text: str, cwd: Path, clones: _Clones, *, what: str) -> _Given:
     name: str | None = None
     head, sep, rest = text.partition("=")
-    if sep and _NAME.fullmatch(head) and not (cwd / text).exists():
+    if sep and copy_name_problem(head) is None and not (cwd / text).exists():
         name, text = head, rest
     if _is_url(text):
         return _Given(text, clones.clone(text), url=text, name=name)
@@ -877,7 +875,7 @@ def _name_copies(copies: Sequence[CopyFinding], given: Sequence[_Given]) -> None
                 base = top.name
             else:
                 base = anchor.name
-        base = re.sub(r"[^A-Za-z0-9_-]+", "-", base).strip("-") or copy.kind
+        base = re.sub(r"[^A-Za-z0-9_-]+", "-", base).strip("-")[: MAX_NAME - 4] or copy.kind
         name = base
         n = 2
         while name in taken:
@@ -1073,11 +1071,16 @@ def _where(place: Place, kind: str) -> dict[str, tuple[str, str]]:
     return keys
 
 
-def _comments(table: Any, lines: Sequence[str]) -> None:
+def _comment(text: str) -> Any:
+    """A comment line of the manifest: what it shows of the disk (a directory's name) escaped onto one line."""
     import tomlkit
 
+    return tomlkit.comment(one_line(text))
+
+
+def _comments(table: Any, lines: Sequence[str]) -> None:
     for line in lines:
-        table.add(tomlkit.comment(line))
+        table.add(_comment(line))
 
 
 def _keyed(table: Any, key: str, value: Any, comment: str = "") -> None:
@@ -1085,7 +1088,7 @@ def _keyed(table: Any, key: str, value: Any, comment: str = "") -> None:
 
     item = tomlkit.item(value)
     if comment:
-        item.comment(comment)
+        item.comment(one_line(comment))
     table.add(key, item)
 
 
@@ -1120,7 +1123,7 @@ def _lineage_table(copy: CopyFinding) -> Any:
         files = tomlkit.table()
         for ours, theirs, alike in copy.match.pairs:
             if ours != theirs:
-                files.add(tomlkit.comment(f"the source's {ours} is its {theirs} ({alike:.0%} alike)"))
+                files.add(_comment(f"the source's {ours} is its {theirs} ({alike:.0%} alike)"))
         for ours, theirs in sorted(copy.renamed.items()):
             files.add(ours, theirs)
         table.add("files", files)
@@ -1128,19 +1131,19 @@ def _lineage_table(copy: CopyFinding) -> Any:
     if copy.absolute_imports:
         transforms = tomlkit.table()
         how = "mostly absolutely, and its source is closer carried so" if mixed else "absolutely"
-        transforms.add(tomlkit.comment(f"it spells its self-imports {how} ({copy.style.spelled()}):"))
-        transforms.add(tomlkit.comment(copy.style.example(copy.package) or copy.style.example()))
+        transforms.add(_comment(f"it spells its self-imports {how} ({copy.style.spelled()}):"))
+        transforms.add(_comment(copy.style.example(copy.package) or copy.style.example()))
         transforms.add("absolute_imports", True)
         table.add("transforms", transforms)
     elif mixed:
         table.add(
-            tomlkit.comment(
+            _comment(
                 f"its self-imports are mixed ({copy.style.spelled()}), and its source is as close carried as it is:"
                 " no transform"
             )
         )
     elif copy.style.relative:
-        table.add(tomlkit.comment(f"its self-imports are relative ({copy.style.spelled()}): no transform needed"))
+        table.add(_comment(f"its self-imports are relative ({copy.style.spelled()}): no transform needed"))
     return table
 
 
@@ -1155,10 +1158,8 @@ def _consumer_table(copy: CopyFinding) -> Any:
     _keyed(table, "package", copy.package, "what its imports name; the source's package is renamed to it")
     _keyed(table, "source", copy.source, copy.source_why or "the canonical package")
     if copy.beside:
-        table.add(
-            tomlkit.comment("its imports name these dependencies inside its own package, where the source imports them")
-        )
-        table.add(tomlkit.comment("plainly: vendored beside it, so every vendor rewrites the source's imports so"))
+        table.add(_comment("its imports name these dependencies inside its own package, where the source imports them"))
+        table.add(_comment("plainly: vendored beside it, so every vendor rewrites the source's imports so"))
         renames = tomlkit.inline_table()
         for dependency, where in sorted(copy.beside.items()):
             renames[dependency] = where
@@ -1166,14 +1167,12 @@ def _consumer_table(copy: CopyFinding) -> Any:
     else:
         parent = copy.package.rpartition(".")[0] or copy.package
         table.add(
-            tomlkit.comment(
-                f'a dependency vendored beside it would need: rename = {{ "dep" = "{parent}.dep" }} (none found)'
-            )
+            _comment(f'a dependency vendored beside it would need: rename = {{ "dep" = "{parent}.dep" }} (none found)')
         )
     if copy.match.missing:
         listed = ", ".join(f'"{m}"' for m in copy.match.missing)
-        table.add(tomlkit.comment(f"it did not vendor {', '.join(copy.match.missing)}; to keep them out:"))
-        table.add(tomlkit.comment(f"exclude = [{listed}]"))
+        table.add(_comment(f"it did not vendor {', '.join(copy.match.missing)}; to keep them out:"))
+        table.add(_comment(f"exclude = [{listed}]"))
     return table
 
 
@@ -1183,17 +1182,17 @@ def render_manifest(found: Survey, commands: Sequence[str] = (), commits: Sequen
 
     doc = tomlkit.document()
     for line in _HEADER.splitlines():
-        doc.add(tomlkit.comment(line))
+        doc.add(_comment(line))
     for command in commands:
-        doc.add(tomlkit.comment(f"  {command}"))
+        doc.add(_comment(f"  {command}"))
     if commits:
-        doc.add(tomlkit.comment("then commit what plait wrote, in each repository; " + MERGE_ORDER + ":"))
+        doc.add(_comment("then commit what plait wrote, in each repository; " + MERGE_ORDER + ":"))
         for command in commits:
-            doc.add(tomlkit.comment(f"  {command}"))
+            doc.add(_comment(f"  {command}"))
     if found.root is not None:
         doc.add(tomlkit.nl())
-        doc.add(tomlkit.comment("Paths in this repository lead outside this directory, so the boundary no path"))
-        doc.add(tomlkit.comment("may leave is widened to hold them (never past the repository)."))
+        doc.add(_comment("Paths in this repository lead outside this directory, so the boundary no path"))
+        doc.add(_comment("may leave is widened to hold them (never past the repository)."))
         doc.add("root", found.root)
     doc.add(tomlkit.nl())
     doc.add(CANONICAL, _canonical_table(found.canonical))
@@ -1249,16 +1248,14 @@ def next_commands(found: Survey, cwd: Path) -> list[str]:
 
     The commands name the workspace when plait would not find it from *cwd*.
     """
-    import shlex
-
     ws_dir = found.manifest.parent
     found_from_cwd = found.manifest.name == MANIFEST and (cwd.is_relative_to(ws_dir) or ws_dir == cwd / "lineages")
-    prefix = "plait" if found_from_cwd else f"plait --workspace {shlex.quote(os.path.relpath(found.manifest, cwd))}"
+    prefix = "plait" if found_from_cwd else f"plait --workspace {shell_word(os.path.relpath(found.manifest, cwd))}"
     order = [c for c in found.lineages if c.source == CANONICAL]
     while len(order) < len(found.lineages):
         named = {c.name for c in order}
         order += [c for c in found.lineages if c not in order and c.source in named]
-    commands = [f"{prefix} adopt {shlex.quote(c.name)}" for c in [*order, *found.consumers]]
+    commands = [f"{prefix} adopt {shell_word(c.name)}" for c in [*order, *found.consumers]]
     if found.lineages:
         commands.append(f"{prefix} sync")
     if found.consumers:
@@ -1282,11 +1279,10 @@ def commit_commands(found: Survey, cwd: Path) -> list[str]:
     into (a consumer's vendored directory and its lock, a lineage's package).
     A copy named by URL lives in plait's clone cache, which `--push` publishes.
     """
-    import shlex
 
     def git(top: Path) -> str:
         shown = os.path.relpath(top, cwd)
-        return "git" if shown == "." else f"git -C {shlex.quote(shown)}"
+        return "git" if shown == "." else f"git -C {shell_word(shown)}"
 
     ws_dir = found.manifest.parent
     ws_top = repository_top(ws_dir) or ws_dir
@@ -1299,13 +1295,13 @@ def commit_commands(found: Survey, cwd: Path) -> list[str]:
         elif copy.place.git is not None and not _is_url(copy.place.git) and top is not None:
             elsewhere.setdefault(top, []).append(os.path.relpath(copy.directory, top))
     lines = [
-        f"{git(ws_top)} add {' '.join(shlex.quote(p) for p in here)}"
-        f" && {git(ws_top)} commit -m {shlex.quote('plait: the manifest, the bases and the copies here')}"
+        f"{git(ws_top)} add {' '.join(shell_word(p) for p in here)}"
+        f" && {git(ws_top)} commit -m {shell_word('plait: the manifest, the bases and the copies here')}"
     ]
     for top, paths in elsewhere.items():
         message = "plait: the vendored copy and its lock" if len(paths) == 1 else "plait: the copies and their locks"
         lines.append(
-            f"{git(top)} add {' '.join(shlex.quote(p) for p in paths)} && {git(top)} commit -m {shlex.quote(message)}"
+            f"{git(top)} add {' '.join(shell_word(p) for p in paths)} && {git(top)} commit -m {shell_word(message)}"
         )
     return lines
 

@@ -120,6 +120,51 @@ _BOOLEANS = {"true": True, "false": False}
 _BARE = frozenset({"sha256", "base", "source", "path", "package", "vendor_dir", "name", "commit", "file", "kind"})
 
 
+def _quoted(spelled: str, at: int) -> tuple[str, int]:
+    """The string without escapes quoted at *at*, and where it ends: the item a list or inline table holds."""
+    end = spelled.find('"', at + 1) if spelled[at : at + 1] == '"' else -1
+    if end < 0 or "\\" in spelled[at:end]:
+        raise _NotPlain
+    return spelled[at + 1 : end], end + 1
+
+
+def _plain_items(spelled: str, closing: str) -> tuple[list[str] | dict[str, str], int]:
+    """A one-line list of strings, or inline table of them, spelled as tomlkit writes it
+    (``["a", "b"]``, ``{sha256 = "…", base = "…"}``), and where it ends.
+
+    Read item by item, never split on ``", "``: a quoted item may hold the
+    separator or the closing bracket (a file named ``", "``).
+    """
+    items: list[str] = []
+    entry: dict[str, str] = {}
+    at = 1
+    if closing == "]" and spelled[1:2] == "]":
+        return items, 2
+    while True:
+        if closing == "]":
+            item, at = _quoted(spelled, at)
+            items.append(item)
+        else:
+            if spelled[at : at + 1] == '"':
+                name, at = _quoted(spelled, at)
+            else:
+                ends = spelled.find(" = ", at)
+                if ends < 0:
+                    raise _NotPlain
+                name, at = spelled[at:ends], ends
+                if name not in _BARE:
+                    _plain_key(name)
+            if not spelled.startswith(" = ", at) or name in entry:
+                raise _NotPlain
+            entry[name], at = _quoted(spelled, at + 3)
+        if spelled.startswith(", ", at):
+            at += 2
+        elif spelled.startswith(closing, at):
+            return (items if closing == "]" else entry), at + 1
+        else:
+            raise _NotPlain
+
+
 def _plain_value(spelled: str) -> object:
     """A value of the plain kinds, and nothing after it but a comment."""
     closing = {'"': '"', "[": "]", "{": "}"}.get(spelled[:1])
@@ -134,27 +179,14 @@ def _plain_value(spelled: str) -> object:
             raise _NotPlain  # `check_bounds` names it; int() would raise past the interpreter's limit
         else:
             value = int(word)
-    else:
-        end = spelled.find(closing, 1)
+    elif closing == '"':
+        end = spelled.find('"', 1)
         if end < 0:
             raise _NotPlain
-        inner, rest = spelled[1:end], spelled[end + 1 :]
-        if closing == '"':
-            value = _plain_string(spelled[: end + 1])
-        elif closing == "]":
-            value = [_plain_string(item) for item in inner.split(", ")] if inner else []
-        else:
-            entry: dict[str, str] = {}
-            for item in inner.split(", "):
-                key, equals, string = item.partition(" = ")
-                name = key if key in _BARE else _plain_key(key)
-                if not equals or name in entry:
-                    raise _NotPlain
-                # `_plain_string`, inline: a lock holds three of these on each of its lines
-                if string[:1] != '"' or string.count('"') != 2 or string[-1:] != '"' or "\\" in string:
-                    raise _NotPlain
-                entry[name] = string[1:-1]
-            value = entry
+        value, rest = _plain_string(spelled[: end + 1]), spelled[end + 1 :]
+    else:
+        value, at = _plain_items(spelled, closing)
+        rest = spelled[at:]
     if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
         raise _NotPlain
     return value

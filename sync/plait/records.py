@@ -7,11 +7,14 @@ A pre-commit hook's whole cost is `plait check`'s start-up, and importing
 classes use: an ``__init__`` from the annotated fields (defaults,
 ``field(default_factory=..., compare=False)``, ``kw_only``, inherited
 fields first), ``__eq__`` and ``__repr__`` over them, ``frozen`` with a
-``__hash__``, ``__match_args__``.  `replace` is `dataclasses.replace`.
+``__hash__``, ``order`` (``<`` and the rest, as a tuple of the compared
+fields), ``__match_args__``.  `replace` is `dataclasses.replace`, `as_dict`
+a shallow `dataclasses.asdict`.  The merge driver's records are these too:
+git starts it once per file.
 mypy reads a record as a dataclass (`dataclass_transform`), so the
 declarations are checked as strictly as before.
 
-Nothing else: no ordering, no ``__post_init__``, no ``InitVar`` or
+Nothing else: no ``__post_init__``, no ``InitVar`` or
 ``ClassVar`` fields, no slots.  A class that needs them is a dataclass and
 stays off `check`'s path.
 """
@@ -30,7 +33,7 @@ else:
         return lambda decorated: decorated
 
 
-__all__ = ["FrozenRecordError", "field", "record", "replace"]
+__all__ = ["FrozenRecordError", "as_dict", "field", "record", "replace"]
 
 _MISSING = object()
 
@@ -67,7 +70,7 @@ class _Spec:
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(cls: Any = None, /, *, frozen: bool = False, kw_only: bool = False) -> Any:
+def record(cls: Any = None, /, *, frozen: bool = False, kw_only: bool = False, order: bool = False) -> Any:
     """Make *cls* a record of its annotated fields (see the module's docstring)."""
 
     def make(cls: type[T]) -> type[T]:
@@ -82,6 +85,8 @@ def record(cls: Any = None, /, *, frozen: bool = False, kw_only: bool = False) -
         made: list[tuple[str, object]] = [("__hash__", None)]
         if frozen:
             made = [("__setattr__", _refuse), ("__delattr__", _refuse), ("__hash__", _hashing(compared))]
+        if order:
+            made += _ordering(compared)
         for name, value in (
             *made,
             ("__record_fields__", fields),
@@ -165,6 +170,28 @@ def _hashing(compared: tuple[str, ...]) -> Callable[[object], int]:
     return __hash__
 
 
+def _ordering(compared: tuple[str, ...]) -> list[tuple[str, object]]:
+    """``__lt__``, ``__le__``, ``__gt__`` and ``__ge__``: the compared fields as a tuple, as a dataclass orders."""
+
+    def key(obj: object) -> tuple[object, ...]:
+        return tuple(getattr(obj, n) for n in compared)
+
+    def comparing(test: Callable[[tuple[object, ...], tuple[object, ...]], bool]) -> Callable[[object, object], bool]:
+        def compare(self: object, other: object) -> bool:
+            if other.__class__ is not self.__class__:
+                return NotImplemented  # type: ignore[no-any-return]
+            return test(key(self), key(other))
+
+        return compare
+
+    return [
+        ("__lt__", comparing(lambda a, b: a < b)),
+        ("__le__", comparing(lambda a, b: a <= b)),
+        ("__gt__", comparing(lambda a, b: a > b)),
+        ("__ge__", comparing(lambda a, b: a >= b)),
+    ]
+
+
 def _refuse(self: object, name: str, *_: object) -> None:
     raise FrozenRecordError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
 
@@ -176,3 +203,8 @@ def replace(obj: T, /, **changes: object) -> T:
     if unknown:
         raise TypeError(f"{type(obj).__name__} has no field {', '.join(sorted(unknown))}")
     return type(obj)(**(values | changes))
+
+
+def as_dict(obj: object) -> dict[str, object]:
+    """The record *obj*'s fields by name: `dataclasses.asdict` for records whose fields are plain values."""
+    return {s.name: getattr(obj, s.name) for s in type(obj).__record_fields__}  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from .members import FILE, Edit
 from .merge import DEFAULT_BUDGET, Change, Conflict, MergeResult, merge3, merge_text
 from .merge.conflicts import ConflictKind
 from .merge.facts import MODULE
+from .records import record
 from .store import Snapshot
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class ReportLine:
         return {"file": self.file, "path": self.path, "kind": self.kind, "text": self.text, "brief": self.brief}
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)  # (a record, as the merge's Conflict it extends)
 class FileConflict(Conflict):
     """A merge conflict in one lineage file; path ``<file>`` for the whole file."""
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import contents
 from .errors import PlaitError
+from .names import copy_name_problem
 from .paths import LOCK_NAME, STORE_DIR, is_plain_relative
 from .plain_toml import plain_toml
 from .records import field, record, replace
@@ -558,6 +559,11 @@ class Workspace:
         consumers = data.get("consumers", {})
         if not isinstance(lineages, Mapping) or not isinstance(consumers, Mapping):
             raise PlaitError("[lineages] and [consumers] must be tables", path=where)
+        for section, names in (("lineages", lineages), ("consumers", consumers)):
+            for name in names:
+                problem = copy_name_problem(name)
+                if problem is not None:
+                    raise PlaitError(f"[{section}] names a copy {name!r}: {problem}", path=where)
         self.lineages: dict[str, Lineage] = {name: self._lineage(name, t) for name, t in lineages.items()}
         self.consumers: dict[str, Consumer] = {name: self._consumer(name, t) for name, t in consumers.items()}
         if CANONICAL in self.lineages:

@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 import click
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait.cli.check_cmd import check_command
 from plait.cli.check_run import CheckArgs, parse_plain
@@ -84,7 +85,7 @@ TOKENS = st.sampled_from(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@examples(600)
 @given(st.lists(TOKENS, max_size=7))
 @example(["check"])
 @example(["--workspace", "ws", "check", "svc", "-q"])

@@ -14,7 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from plait.workspace import Workspace, copy_workspace
+
+pytestmark = pytest.mark.slow  # whole workflows, then the lines they print
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -21,6 +21,8 @@ from read_reports import mermaid_edges, tables
 
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # every report on a fresh copy of the bundled workspace
+
 REPO = Path(__file__).resolve().parents[2]
 LINEAGES = ("upstream", "sibling")
 CONSUMERS = ("cpersona", "scheduler", "mnemo")

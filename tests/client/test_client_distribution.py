@@ -21,6 +21,8 @@ from packaging.requirements import Requirement
 
 from plait.conformance.servers import EmbeddingServer, vector_for
 
+pytestmark = pytest.mark.slow  # builds the client's wheel into a venv
+
 CLIENT = Path(__file__).resolve().parents[2] / "client"
 
 # ensurepip's own; everything else in the environment must be the client or reached from httpx.

@@ -16,6 +16,8 @@ from breaks import BREAKS
 
 from plait.conformance import ConformReport
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 
 def _copy(report: ConformReport, name: str):
     return next(c for c in report.copies if c.target.name == name)

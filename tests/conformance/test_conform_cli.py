@@ -17,6 +17,8 @@ from plait.cli import cli
 from plait.conformance import ConformReport, load_scenarios
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))

@@ -19,6 +19,8 @@ import pytest
 from variants import ABSENT, needing_copy, self_importing_copy, unrewritten_copy
 from xsd_subset import read_schema, validate
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 API = ["api-ok", "api-shuffled"]

@@ -21,6 +21,8 @@ from upstream_shaped import shaped_copy
 from plait.cli import cli
 from plait.conformance import path_target
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 

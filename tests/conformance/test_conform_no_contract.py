@@ -22,6 +22,8 @@ from variants import predating_copy
 
 from plait.conformance import load_scenarios
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = len(load_scenarios().scenarios)
 

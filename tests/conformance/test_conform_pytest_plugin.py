@@ -23,6 +23,8 @@ from variants import ABSENT, needing_copy
 
 from plait.conformance import load_scenarios
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 # What the consumer writes, and all it writes, to get the scenarios.
 ONE_LINE = 'plait_conform = ["svc/_vendored/embedding_client"]'
 

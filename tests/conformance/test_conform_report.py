@@ -13,11 +13,14 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from breaks import BREAKS
 from markdown_tables import tables
 from xsd_subset import read_schema, validate
 
 from plait.conformance import ConformReport, to_junit, to_markdown
+
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
 
 SCHEMA = read_schema(Path(__file__).with_name("junit.xsd"))
 
@@ -83,7 +86,7 @@ def test_markdown_has_a_row_per_copy_then_what_needs_attention(broken_matrix: Co
     counts = [no_deadline[tier] for tier in ("contract", "safety", "parity", "environment")]
     assert counts == ["0", "1", "0", "0"], "the counts per tier, in their own columns"
     # What needs attention, copy by copy, each problem once with the scenarios it showed in.
-    attention = text.split("### Needs attention", 1)[1]
+    attention = text.split("### Needs attention", 1)[1].split("\n### ", 1)[0]
     fault = "- `error-not-fault` **contract**: advisory 1: severity=error, canonical says fault ("
     assert any(line.startswith(fault) and line.endswith(" (advisory-fault)") for line in attention.splitlines())
     assert "- `no-deadline` **safety**: still running after" in attention

@@ -13,6 +13,8 @@ from plait.conformance.servers import API_BEHAVIOURS, BEHAVIOURS
 from plait.conformance.verdicts import SEVERITY_WORDS, error_kind
 from plait.errors import PlaitError
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

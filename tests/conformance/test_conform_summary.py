@@ -21,6 +21,8 @@ from markdown_tables import tables
 from plait.conformance import load_scenarios
 from plait.workspace import Workspace
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 # No deadline is timed in these: their verdicts are the same on a loaded machine.

@@ -19,6 +19,8 @@ from plait.lineage.sync import sync
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 
 CONSUMER = "relay"

@@ -27,6 +27,8 @@ from xsd_subset import read_schema, validate
 
 from plait.cli import cli
 
+pytestmark = pytest.mark.slow  # conformance runs (worker processes, real servers)
+
 REPO = Path(__file__).resolve().parents[2]
 WORKSPACE = REPO / "lineages"
 FAILING = {"contract", "safety"}

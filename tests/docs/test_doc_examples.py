@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from examples import DOCS, blocks, normalise, real_setup
+
+pytestmark = pytest.mark.slow  # the docs' examples from fresh runs
 
 UPDATE = "the example is stale: rewrite it with `python tests/docs/examples.py --update`"
 

@@ -437,3 +437,30 @@ def test_each_copy_is_named_after_its_repository_or_as_given(setup: Setup, monke
     assert set(data["lineages"]) == {"fork"}, "the exact package directory: named after its repository"
     assert data["consumers"]["svc-b"]["vendor_dir"] == "svc_a/_vendored_corelib", "a name given wins"
     assert data["consumers"]["svc-b-2"]["subdir"] == "src", "not after its src/"
+
+
+def test_a_directory_name_holding_control_characters_is_written_on_one_line(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fork's repository is named with an escape and a newline.  tomlkit
+    # refused them in the manifest's comments (a ValueError traceback), and the
+    # report would have sent the escape to the reader's terminal.
+    import subprocess
+
+    odd = setup.root / "fo\x1b[31mrk\nx"
+    (setup.root / "fork").rename(odd)
+    monkeypatch.chdir(setup.ws)
+    result = _plait("init", "--canonical", "../canonical", f"../{odd.name}", "../svc-a")
+
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "\x1b" not in result.output + result.stderr
+    text = (setup.ws / "lineages.toml").read_text(encoding="utf-8")
+    assert all(line.isprintable() for line in text.splitlines())
+    ws = Workspace.load(setup.ws)
+    [fork] = ws.lineages.values()
+    assert fork.name == "fo-31mrk-x" and fork.root == odd / "corelib"
+    # The commit command names the directory exactly, as a shell reads it.
+    [command] = [line.strip() for line in result.output.splitlines() if "git -C $'" in line]
+    word = command.split()[2]
+    said = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
+    assert said == f"../{odd.name}"

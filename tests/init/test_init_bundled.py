@@ -20,6 +20,8 @@ from vendor_builders import init_repo
 from plait.cli import cli
 from plait.workspace import Workspace
 
+pytestmark = pytest.mark.slow  # init on the bundled workspace
+
 CHECKOUT = Path(__file__).resolve().parents[2]
 # What the manifest says about where a copy is and how it is carried; the
 # descriptions and tests are a person's words, not something code can say.

@@ -13,8 +13,11 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from real_setups import commit_all, edit
 from vendor_builders import init_repo, write_tree
+
+pytestmark = pytest.mark.slow  # init, adopt and vendor in real repositories
 
 CLIENT = '''"""The client of corelib."""
 

@@ -287,3 +287,24 @@ def test_a_name_bound_twice_names_both_bindings_whose_they_are_and_where() -> No
         line = int(conflict.reason.split(named, 1)[1].split(")", 1)[0])
         assert lines[line - 1] == text  # the line the message names is that binding, in the output
     assert lines[conflict.line - 1] == "<<<<<<< ours"
+
+
+def test_the_conflict_kinds_the_type_checker_reads_are_the_ones_the_engine_lists() -> None:
+    # `ConflictKind` is a Literal only for mypy (the driver does not import
+    # typing); CONFLICT_KINDS is the run-time list.  One must not drift.
+    import ast
+    from pathlib import Path
+
+    import plait.merge.conflicts as conflicts
+
+    tree = ast.parse(Path(conflicts.__file__).read_text(encoding="utf-8"))
+    [literal] = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] == ["ConflictKind"]
+        and isinstance(node.value, ast.Subscript)
+    ]
+    assert isinstance(literal, ast.Subscript) and isinstance(literal.slice, ast.Tuple)
+    spelled = tuple(element.value for element in literal.slice.elts if isinstance(element, ast.Constant))
+    assert spelled == conflicts.CONFLICT_KINDS

@@ -19,6 +19,8 @@ import pytest
 from law_harness import law_edits as le
 from law_harness import merge_laws as ml
 
+pytestmark = pytest.mark.slow  # the merge laws on real modules
+
 SCALE = float(os.environ.get("PLAIT_PROPERTY_SCALE", "1"))
 SEED = 12
 MODULES = max(2, round(2 * SCALE))

@@ -15,6 +15,7 @@ import os
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples as profile_examples
 from strategies import (
     EDIT_KINDS,
     CallStmt,
@@ -38,9 +39,12 @@ from strategies import (
 
 from plait.merge import merge3
 
+pytestmark = pytest.mark.slow  # hypothesis properties of whole merges
+
 # A merge costs a git merge-file run plus ast and libcst parses of three
 # modules, a few hundred ms on a slow core, so these counts keep the whole file
-# under a minute on two slow cores.  PLAIT_PROPERTY_SCALE=10 for a deeper run.
+# under a minute on two slow cores.  The deep hypothesis profile runs ten times
+# as many (tests/hypothesis_profiles.py); PLAIT_PROPERTY_SCALE multiplies them too.
 SCALE = float(os.environ.get("PLAIT_PROPERTY_SCALE", "1"))
 
 
@@ -52,7 +56,7 @@ def _sides(base: str, ours: str, theirs: str, result: object) -> str:
 
 
 def examples(n: int, **kw) -> settings:
-    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, **kw)
+    return profile_examples(max(1, int(n * SCALE)), **kw)
 
 
 @st.composite

@@ -27,6 +27,8 @@ import git
 import pytest
 from real_setups import Setup, canonical_files, commit_all, make_setup
 
+pytestmark = pytest.mark.slow  # the whole CI recipe in fresh repositories
+
 REPO = Path(__file__).resolve().parents[2]
 
 

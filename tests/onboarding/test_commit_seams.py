@@ -14,10 +14,13 @@ import json
 from pathlib import Path
 
 import git
+import pytest
 from git_setups import manifest, plait, status, under_plait, upstream_change
 from real_setups import make_setup
 
 from plait.paths import LOCK_NAME
+
+pytestmark = pytest.mark.slow  # whole runs with --commit
 
 
 def _heads(repo: git.Repo) -> tuple[str, str]:

@@ -21,6 +21,8 @@ from real_setups import make_setup, url_manifest
 from plait import gitops
 from plait.errors import PlaitError
 
+pytestmark = pytest.mark.slow  # whole runs in real repositories
+
 CLONE = Path(".plait") / "clones" / "svc-b"
 
 

@@ -13,10 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lineage_builders import make_scenario, write_tree
 from real_setups import make_setup, url_manifest
 
 from plait.lineage.sync import sync
+
+pytestmark = pytest.mark.slow  # whole workflows in real repositories
 
 
 def _plait(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

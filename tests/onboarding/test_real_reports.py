@@ -24,6 +24,8 @@ import pytest
 from read_reports import copy_block, mermaid_edges, tables
 from real_setups import Setup, canonical_files, commit_all, edit, make_setup
 
+pytestmark = pytest.mark.slow  # every report on the real setup
+
 Run = subprocess.CompletedProcess[str]
 PATCH = "self.retryable = bool(retryable)"
 

@@ -30,6 +30,8 @@ import pytest
 from read_reports import copy_block
 from real_setups import Setup, canonical_files, commit_all, make_setup, url_manifest
 
+pytestmark = pytest.mark.slow  # the whole loop on separate repositories
+
 PATCH = "self.retryable = bool(retryable)"  # both services' local fix
 FORK_PATCH = "if limit < 1 or limit > 100:"  # the fork's local fix
 

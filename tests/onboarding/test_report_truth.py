@@ -14,7 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from git import Actor, Repo
+
+pytestmark = pytest.mark.slow  # whole workflows in real repositories
 
 CLIENT = "class Client:\n    timeout = 30\n    retries = 1\n\n    def get(self):\n        return self.timeout\n"
 ME = Actor("dev", "dev@example.com")

@@ -20,6 +20,8 @@ from lineage_builders import CANONICAL, CLIENT_V2, FORK, MANIFEST, client_source
 
 from plait import gitops
 
+pytestmark = pytest.mark.slow  # whole workflows in real repositories
+
 
 def _plait(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

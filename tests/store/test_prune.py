@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bundled_repo import Bundled, bundled_repo
+
+pytestmark = pytest.mark.slow  # whole workflows in real repositories
 
 
 def _assert_checks_clean(ws: Bundled) -> None:

@@ -12,9 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from bundled_repo import bundled_repo
 
 from plait.commit import workspace_lock
+
+pytestmark = pytest.mark.slow  # whole runs at once
 
 
 def test_a_run_waits_for_the_lock_then_names_the_holder(tmp_path: Path) -> None:

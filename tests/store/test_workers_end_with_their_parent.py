@@ -13,7 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from bundled_repo import bundled_repo
+
+pytestmark = pytest.mark.slow  # kills vendor runs and waits for their workers
 
 
 def _children(pid: int) -> set[int]:

@@ -25,6 +25,8 @@ from plait.lineage.status import status
 from plait.lineage.sync import sync
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # the lineages' own test suites
+
 REPO = Path(__file__).resolve().parents[2]
 
 

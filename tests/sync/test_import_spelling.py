@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait.import_spelling import align_import_spelling, align_tree_spelling, same_binding
 from plait.transforms import ImportRewrite, module_name, rewrite_tree
@@ -779,9 +780,10 @@ def _text_and_reference(draw: st.DrawFn, *, distinct: bool) -> tuple[str, str, s
     return _file(texts), _file(references), module, is_package
 
 
-_PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTY = examples(300)
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=False))
 def test_alignment_never_changes_what_a_module_binds(case: tuple[str, str, str, bool]) -> None:
@@ -794,6 +796,7 @@ def test_alignment_never_changes_what_a_module_binds(case: tuple[str, str, str, 
     ]
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=False))
 def test_aligning_twice_is_aligning_once(case: tuple[str, str, str, bool]) -> None:
@@ -803,6 +806,7 @@ def test_aligning_twice_is_aligning_once(case: tuple[str, str, str, bool]) -> No
     assert align_import_spelling(reference, reference, module=module, is_package=is_package) == reference
 
 
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
 @_PROPERTY
 @given(_text_and_reference(distinct=True))
 def test_a_pure_respelling_comes_out_as_the_reference(case: tuple[str, str, str, bool]) -> None:

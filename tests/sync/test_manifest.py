@@ -113,3 +113,74 @@ def test_the_bundled_workspace_is_found_from_anywhere_in_the_repository(monkeypa
     ws = Workspace.load()
     assert [lineage.name for lineage in ws.sync_order()] == ["upstream", "sibling"]
     assert ws.consumers["cpersona"].vendor_rel == "cpersona/_vendored_mcp_common/embedding_client"
+
+
+_NAME_RULE = "a name is at most 100 ASCII letters"
+_NOT_NAMES = [
+    "\x1b",
+    "a\nb",
+    "a b",
+    "../escape",
+    "-x",
+    ".hidden",
+    "a..b",
+    "svc.lock",
+    "café",
+    "x" * 101,
+    "a/b",
+    "$(id)",
+]
+
+
+def _named(ws: Path, section: str, name: str) -> None:
+    """A manifest that gives a copy of *section* the (quoted) *name*."""
+    import json
+
+    _workspace(ws, MANIFEST)
+    table = (
+        'path = "fork/forklib"\npackage = "forklib"\n'
+        if section == "lineages"
+        else 'path = "svc"\nvendor_dir = "svc/_vendor/corelib"\npackage = "svc._vendor.corelib"\n'
+    )
+    (ws / "svc" / "svc" / "_vendor" / "corelib").mkdir(parents=True, exist_ok=True)
+    with (ws / "lineages.toml").open("a", encoding="utf-8") as manifest:
+        manifest.write(f"\n[{section}.{json.dumps(name)}]\n{table}")
+
+
+@pytest.mark.parametrize("name", _NOT_NAMES)
+@pytest.mark.parametrize("section", ["consumers", "lineages"])
+def test_a_copy_name_that_is_no_plain_word_is_refused(tmp_path: Path, section: str, name: str) -> None:
+    # A copy's name becomes a clone directory, a branch, a command-line word and
+    # a lock header: a name a terminal, git, a shell or a TOML comment cannot
+    # take as it is was a traceback (tomlkit refused '\x1b' in the lock's header).
+    _named(tmp_path, section, name)
+    with pytest.raises(PlaitError) as refused:
+        Workspace.load(tmp_path)
+    assert f"[{section}] names a copy {name!r}: {_NAME_RULE}" in str(refused.value)
+    assert str(refused.value).isprintable()
+
+
+@pytest.mark.parametrize("section", ["consumers", "lineages"])
+def test_a_control_character_in_a_copy_name_is_one_printable_error_and_exit_2(tmp_path: Path, section: str) -> None:
+    import subprocess
+    import sys
+
+    _named(tmp_path, section, "\x1b")
+    proc = subprocess.run(
+        [sys.executable, "-m", "plait", "--workspace", str(tmp_path), "check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.isprintable() and line.startswith("plait check: error: ")
+    assert f"lineages.toml: [{section}] names a copy '\\x1b': {_NAME_RULE}" in line
+
+
+@pytest.mark.parametrize("name", ["svc", "svc-2", "svc_api", "zope.interface", "_private", "S3", "x" * 100])
+def test_a_plain_copy_name_is_taken(tmp_path: Path, name: str) -> None:
+    import json
+
+    manifest = MANIFEST + f'\n[lineages.{json.dumps(name)}]\npath = "fork/forklib"\npackage = "forklib"\n'
+    assert name in _workspace(tmp_path, manifest).lineages

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait import runs
 from plait.errors import PlaitError
@@ -76,7 +78,8 @@ def _planned(base, ours, theirs, ours_raw):
     return [(p.name, p.source_name, p.action, p.before, p.after, p.result, p.conflicts) for p in plans]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # a hypothesis search of hundreds of examples
+@examples(300)
 @given(_tree, _tree, _tree, st.booleans())
 def test_files_two_sides_agree_on_are_planned_as_the_merge_plans_them(base, ours, theirs, raw_differs) -> None:
     # The raw copy may differ from the transformed one (a hand-vendored spelling); its bytes are kept.

@@ -14,10 +14,14 @@ naming the modules, ``raise ... from`` and other spellings of the keywords.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from plait.transforms import ImportRewrite, Rewritten, _rewrite_parsed, module_name, rewrite_imports
+
+pytestmark = pytest.mark.slow  # a hypothesis search of hundreds of modules
 
 _MODULES = ["pkg", "pkg.client", "pkg.util", "pkg.sub", "pkg.sub.deep", "other", "other.x", "os.path", "pkgs"]
 _RELATIVE = ["", "client", "util", "sub", "sub.deep", "missing"]
@@ -118,7 +122,7 @@ def _outcome(run: object) -> tuple[str, object]:
         return "error", str(exc)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(600)
 @given(_case())
 def test_the_fast_rewrite_gives_the_bytes_and_problems_of_a_visit_of_every_node(
     case: tuple[str, str, bool, ImportRewrite],

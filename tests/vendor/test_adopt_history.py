@@ -27,6 +27,8 @@ from plait.vendoring.lock import read_lock
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace
 
+pytestmark = pytest.mark.slow  # long histories
+
 DAY = 86_400
 START = 1_780_000_000  # 2026-05-28
 

@@ -19,6 +19,8 @@ import pytest
 from plait.vendoring.lock import read_lock
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # adopt and vendor on the bundled workspace
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -17,6 +17,8 @@ from plait.vendoring.lock import read_lock
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace, copy_workspace
 
+pytestmark = pytest.mark.slow  # re-vendors the bundled workspace and runs its tests
+
 REPO = Path(__file__).resolve().parents[2]
 
 TIMING = '''"""How long embedding calls take (an upstream addition)."""

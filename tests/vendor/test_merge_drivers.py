@@ -29,6 +29,8 @@ from plait.vendoring.drivers import install_merge_driver
 from plait.vendoring.lock import read_lock
 from plait.vendoring.vendor import vendor
 
+pytestmark = pytest.mark.slow  # real git merges through the installed drivers
+
 PLAIN_PATH = "/usr/bin:/bin"  # git and sh, and no plait: not the venv, not a pyenv shim
 
 

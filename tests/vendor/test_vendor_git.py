@@ -20,6 +20,8 @@ from plait.vendoring.lock import read_lock
 from plait.vendoring.vendor import vendor
 from plait.workspace import Workspace
 
+pytestmark = pytest.mark.slow  # real git merges through the installed driver
+
 GIT_CONSUMER = """\
 [canonical]
 package = "corelib"

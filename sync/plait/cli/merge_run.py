@@ -15,25 +15,32 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
 from .. import contents
 from ..commit import read_regular, require_regular, write_atomic
 from ..errors import PlaitError
 from ..merge import DEFAULT_BUDGET, MergeResult, merge3
 from ..merge.conflicts import Markers
+from ..records import record
 from . import COLOR_CHOICES, run_standalone
 
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts this process once per file)
 if TYPE_CHECKING:
+    from typing import Any, Literal, NoReturn
+
     from .output import ColorMode, Output
 
 __all__ = ["OPTIONS", "MergeArgs", "Option", "parse_plain", "run", "run_plain", "seconds"]
 
 # text: any string; seconds: a finite number above 0; size: an integer >= 1.
-Kind = Literal["flag", "text", "seconds", "size"]
+if TYPE_CHECKING:
+    Kind = Literal["flag", "text", "seconds", "size"]
+else:
+    Kind = str
 
 
-class Option(NamedTuple):
+@record(frozen=True)
+class Option:
     """One option of `plait merge`: its flags, where its value goes, and its help."""
 
     dest: str
@@ -88,11 +95,12 @@ def _size(value: str | int) -> int:
     return number
 
 
-class MergeArgs(NamedTuple):
+@record(frozen=True)
+class MergeArgs:
     """Everything one `plait merge` was asked, parsed.
 
-    (Named tuples, not dataclasses, here: each dataclass costs the driver's
-    start-up about a millisecond to build.)
+    (Records, not dataclasses, here: each dataclass costs the driver's
+    start-up about a millisecond to build, and `dataclasses` itself more.)
     """
 
     base: str

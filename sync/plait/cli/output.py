@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from ..errors import PlaitError
+from ..names import one_line
 from ..records import field, record
 from . import COLOR_CHOICES
 
@@ -106,7 +107,7 @@ class PlainTable:
     rows: list[tuple[list[str], str | None]] = field(default_factory=list)
 
     def add(self, *cells: str, style: str | None = None) -> None:
-        self.rows.append((list(cells), style))
+        self.rows.append(([one_line(cell) for cell in cells], style))
 
     def render(self, console: Console) -> None:
         from rich.table import Table
@@ -181,7 +182,14 @@ class Output:
         return self.color != "always" and not stream.isatty()
 
     def line(self, text: str, style: str | None = None, *, stderr: bool = False) -> None:
-        """One line, never wrapped, printed as is (no markup, no highlighting)."""
+        """One line, never wrapped, printed as is (no markup, no highlighting).
+
+        A control character plait did not choose (a directory's name holding
+        an escape) is written as its escape, so that it reaches no terminal,
+        now or when a log is shown.
+        """
+        if not text.isprintable():
+            text = "\n".join(one_line(part) for part in text.split("\n"))
         if self.plain(stderr=stderr):
             print(text, file=sys.stderr if stderr else sys.stdout)
             return

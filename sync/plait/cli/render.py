@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..names import one_line
 from ..records import record
 from .output import Output
 
@@ -209,10 +210,10 @@ def md_listing(members: Sequence[Member]) -> str:
 
 
 def md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    """A GitHub-flavoured markdown table; ``|`` and newlines inside a cell are escaped."""
+    """A GitHub-flavoured markdown table; ``|``, newlines and control characters inside a cell are escaped."""
 
     def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ") or " "
+        return one_line(text.replace("\n", " ")).replace("|", "\\|") or " "
 
     out = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]

@@ -51,6 +51,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..names import one_line
 from .environment import install_hint
 from .runner import ConformReport, CopyResult
 from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Verdict
@@ -69,6 +70,7 @@ __all__ = [
     "empty_junit",
     "next_line",
     "plain_lines",
+    "rerun_lines",
     "summary",
     "summary_line",
     "terminal_renderables",
@@ -295,6 +297,44 @@ def attention_lines(report: ConformReport) -> list[str]:
     return [item.plain() for item in _attention(report)]
 
 
+def _rerun_outcome(verdict: Verdict, *, exact: bool = False) -> str:
+    if verdict.status == FAIL:
+        first = next(problem for problem in verdict.problems if problem.tier in FAILING)
+        return f"fails again: {first.text if exact else first.headline}"
+    if verdict.status == PARITY:
+        first = verdict.problems[0]
+        return f"differs again (parity): {first.text if exact else first.headline}"
+    return "passes"
+
+
+def _rerun_text(verdict: Verdict, *, shown: int | None = 1, digits: int = 2) -> str:
+    """What the first run said, both times, and what the rerun said (*shown*: how many first problems,
+    each as its gist; ``None``: all, as measured)."""
+    assert verdict.rerun is not None
+    rerun = verdict.rerun
+    first = rerun.first
+    # What would have failed the run first: the contract and safety problems, then the rest.
+    problems = first.of(*sorted(FAILING)) + [p for p in first.problems if p.tier not in FAILING]
+    said = "; ".join(problem.headline if shown is not None else problem.text for problem in problems[:shown])
+    if shown is not None and len(problems) > shown:
+        said += f" and {len(problems) - shown} more"
+    if not problems:  # the reference, rerun because a copy differed from what its late calls did
+        said = "a copy differed from it, and its calls ended late"
+    times = f"in {rerun.first_seconds:.{digits}f} s; alone in {rerun.seconds:.{digits}f} s"
+    return f"{said} {times}: {_rerun_outcome(verdict, exact=shown is None)}"
+
+
+def rerun_lines(report: ConformReport) -> list[str]:
+    """One line per verdict that needed a rerun to be confirmed, with both times and what the rerun said:
+    ``sibling  rerun  uds-drip-body: took longer than its 2 s ceiling in 2.40 s; alone in 1.02 s: passes``."""
+    return [
+        f"{copy.target.name}  rerun  {scenario}: {_rerun_text(verdict)}"
+        for copy in report.copies
+        for scenario, verdict in copy.verdicts.items()
+        if verdict.rerun is not None
+    ]
+
+
 def _selector(copy: CopyResult, report: ConformReport) -> str:
     """How ``plait conform`` names *copy* on its command line."""
     name = copy.target.name
@@ -348,6 +388,7 @@ def summary(report: ConformReport, *, quiet: bool = False) -> list[Line]:
             lines.append((note, "bold"))
         lines += [(copy_line(copy), _style(copy, report)) for copy in report.copies]
     lines += [(item.plain(), item.style) for item in _attention(report)]
+    lines += [(line, "yellow") for line in rerun_lines(report)]
     if not quiet:
         lines.append((summary_line(report), "bold"))
     step = next_line(report)
@@ -376,6 +417,7 @@ def plain_lines(report: ConformReport) -> list[str]:
             for scenario, verdict in copy.verdicts.items():
                 if verdict.status == status:
                     lines.append(f"{name}  {scenario}  {status}" + (f"  {verdict.reason}" if verdict.reason else ""))
+    lines += rerun_lines(report)
     lines += [detail_line(copy) for copy in report.copies]
     lines += [copy_line(copy) for copy in report.copies]
     lines.append(summary_line(report))
@@ -424,6 +466,7 @@ def terminal_renderables(report: ConformReport) -> list[RenderableType]:
         if grouped:
             parts.append(Text(f"{tier} problems:", style=_TIER_STYLE[tier]))
         parts += [Text(f"  {line}") for line in grouped]
+    parts += [Text(line, style="yellow") for line in rerun_lines(report)]
     parts += [Text(copy_line(copy), style=_style(copy, report)) for copy in report.copies]
     parts.append(Text(summary_line(report), style="bold"))
     step = next_line(report)
@@ -446,7 +489,7 @@ def _grouped(copies: list[CopyResult], tier: Tier) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return one_line(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def _like(copy: CopyResult) -> str:
@@ -476,6 +519,10 @@ def to_markdown(report: ConformReport, *, verbose: bool = False) -> str:
     attention = _attention(report)
     if attention:
         lines += ["", "### Needs attention", "", *(item.markdown() for item in attention)]
+    reruns = rerun_lines(report)
+    if reruns:
+        lines += ["", "### Confirmed by a rerun, alone", ""]
+        lines += [f"- `{line.split('  ', 1)[0]}` {_cell(line.split('  rerun  ', 1)[1])}" for line in reruns]
     step = next_line(report)
     if step is not None:
         lines += ["", f"**next:** {_cell(step.removeprefix('next: '))}"]
@@ -522,8 +569,11 @@ def _testcase(suite: ET.Element, classname: str, name: str, verdict: Verdict, co
         failure = ET.SubElement(case, "failure", message=first.text, type=first.tier)
         failure.text = listed
         counts["failures"] += 1
-    elif verdict.status == PARITY:
-        ET.SubElement(case, "system-out").text = listed
+    said = [listed] if verdict.status == PARITY else []
+    if verdict.rerun is not None:
+        said.append(f"rerun alone to confirm: {_rerun_text(verdict, shown=None, digits=3)}")
+    if said:
+        ET.SubElement(case, "system-out").text = "\n".join(said)
 
 
 def to_junit(report: ConformReport) -> str:

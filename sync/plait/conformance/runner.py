@@ -37,7 +37,22 @@ from .discover import keeps_outcome
 from .environment import install_hint
 from .scenarios import Scenario, ScenarioSet
 from .targets import Target
-from .verdicts import FAIL, FAILING, PARITY, PASS, SKIP, Problem, Verdict, judge, judge_parity, skipped
+from .verdicts import (
+    FAIL,
+    FAILING,
+    PARITY,
+    PASS,
+    SKIP,
+    Problem,
+    Rerun,
+    Verdict,
+    differs_from_canonical_in_time,
+    judge,
+    judge_parity,
+    ran_into_a_deadline,
+    skipped,
+    timing_may_flip,
+)
 from .wire import TIERS, Request, ScenarioFacts, Status, Tier, WorkerResult
 
 __all__ = [
@@ -408,15 +423,112 @@ def conform(
             raws[index] = done.result()
             if progress is not None:
                 progress(targets[index], raws[index])
-    reference = next(
-        (raw for target, raw in zip(targets, raws, strict=True) if target.kind == "canonical" and "error" not in raw),
-        None,
-    )
-    applies = reference is None or reference.get("capabilities", {}).get("embed_with_outcome", True)
-    judging = _Judging(None if reference is None else reference.get("results", {}), applies)
-    copies = [
-        _result(target, raw, scenarios, judging, raw is reference) for target, raw in zip(targets, raws, strict=True)
-    ]
-    _stand(copies)
+    judged = _Matrix(targets, raws, scenarios, strict=strict)
+    judged.confirm(lambda target, alone: run_copy(target, alone, embed_when_stale=through_embed))
+    copies = judged.copies()
     elapsed = round(time.monotonic() - started, 3)
-    return ConformReport(scenarios, copies, elapsed, inputs or {}, strict, contract_applies=applies)
+    return ConformReport(scenarios, copies, elapsed, inputs or {}, strict, contract_applies=judged.applies)
+
+
+class _Matrix:
+    """Every copy's facts, judged; and the reruns that confirm a verdict a loaded machine could have made.
+
+    A deadline scenario times real calls, and on a loaded machine a starved
+    worker can miss a ceiling, or see a deadline-cut answer where the
+    canonical's came in time (a parity difference).  So before such a
+    verdict fails or marks a copy, its scenario runs again, once, alone (one
+    worker process, no other scenario beside it, one rerun at a time), and
+    the rerun's facts are judged instead; the verdict keeps both times
+    (`Rerun`).  When the canonical's own facts ran into a deadline, its
+    scenario is rerun too, and every copy compared with it is judged again.
+    A copy that misses its deadline on the rerun as well still fails.  A
+    parity difference, which fails nothing unless ``strict``, is rerun only
+    then, or when it is a difference from a canonical that ran into a deadline
+    (the canonical's rerun settles it).
+    """
+
+    def __init__(
+        self, targets: Sequence[Target], raws: list[WorkerResult], scenarios: ScenarioSet, *, strict: bool = False
+    ) -> None:
+        self.targets = targets
+        self.strict = strict
+        self.raws = raws
+        self.scenarios = scenarios
+        # (copy index, scenario) -> the first run's verdict and wall time, for each rerun made
+        self.firsts: dict[tuple[int, str], tuple[Verdict, float]] = {}
+        self.reference = next(
+            (
+                i
+                for i, (t, raw) in enumerate(zip(targets, raws, strict=True))
+                if t.kind == "canonical" and "error" not in raw
+            ),
+            None,
+        )
+        reference = None if self.reference is None else raws[self.reference]
+        self.applies = reference is None or reference.get("capabilities", {}).get("embed_with_outcome", True)
+
+    def judging(self) -> _Judging:
+        facts = None if self.reference is None else self.raws[self.reference].get("results", {})
+        return _Judging(facts, self.applies)
+
+    def copies(self) -> list[CopyResult]:
+        judging = self.judging()
+        copies = [
+            _result(target, raw, self.scenarios, judging, index == self.reference)
+            for index, (target, raw) in enumerate(zip(self.targets, self.raws, strict=True))
+        ]
+        for (index, name), (first, first_seconds) in self.firsts.items():
+            verdict = copies[index].verdicts[name]
+            seconds = verdict.observed.get("elapsed", 0.0)
+            verdict.rerun = Rerun(first, first_seconds, seconds)
+        _stand(copies)
+        return copies
+
+    def suspects(self, copies: list[CopyResult]) -> set[tuple[int, str]]:
+        """The (copy, scenario) verdicts to confirm: those timing may have made, not rerun yet."""
+        found: set[tuple[int, str]] = set()
+        canonical = {} if self.reference is None else self.raws[self.reference].get("results", {})
+        settings = self.scenarios.settings
+        for index, copy in enumerate(copies):
+            if copy.error is not None:
+                continue
+            for scenario in self.scenarios.scenarios:
+                verdict = copy.verdicts.get(scenario.name)
+                if verdict is None or not timing_may_flip(verdict):
+                    continue
+                # Its own rerun when the verdict fails the run (parity fails it only under --strict):
+                # a deterministic difference in a deadline scenario is not rerun on every run.
+                fails = verdict.status == FAIL or self.strict
+                late = ran_into_a_deadline(scenario, verdict.observed, settings)
+                if fails and late and (index, scenario.name) not in self.firsts:
+                    found.add((index, scenario.name))
+                # A difference from a canonical that ran into a deadline may be the canonical's:
+                # its scenario is rerun, and the copy judged again against what the rerun saw.
+                theirs = None if index == self.reference else canonical.get(scenario.name)
+                if (
+                    theirs is not None
+                    and differs_from_canonical_in_time(verdict)
+                    and ran_into_a_deadline(scenario, theirs, settings)
+                ):
+                    assert self.reference is not None
+                    if (self.reference, scenario.name) not in self.firsts:
+                        found.add((self.reference, scenario.name))
+        return found
+
+    def confirm(self, run: Callable[[Target, ScenarioSet], WorkerResult]) -> None:
+        """Rerun each suspect verdict's scenario alone, once, until no new suspect appears."""
+        while True:
+            copies = self.copies()
+            todo = self.suspects(copies)
+            if not todo:
+                return
+            # The canonical first: what the others are judged against.
+            for index, name in sorted(todo, key=lambda pair: (pair[0] != self.reference, pair)):
+                verdict = copies[index].verdicts[name]
+                self.firsts[index, name] = (verdict, verdict.observed.get("elapsed", 0.0))
+                alone = ScenarioSet(self.scenarios.path, self.scenarios.settings, (self.scenarios.get(name),))
+                again = run(self.targets[index], alone)
+                facts = again.get("results", {}).get(name)
+                if facts is not None:
+                    self.raws[index].setdefault("results", {})[name] = facts
+                # A rerun that could not run at all keeps the first facts: the verdict stands as first judged.

@@ -50,10 +50,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .options import IDEAS
-from .scenarios import CONTRACT_KEYS, Expect, Scenario
+from .scenarios import CONTRACT_KEYS, Expect, Scenario, Settings
 from .wire import AdvisorySummary, CallFact, ProblemJSON, Scalar, ScenarioFacts, Status, Tier
 
-__all__ = ["FAILING", "SEVERITY_WORDS", "Problem", "Verdict", "error_kind", "judge", "judge_parity", "skipped"]
+__all__ = [
+    "FAILING",
+    "SEVERITY_WORDS",
+    "Problem",
+    "Rerun",
+    "Verdict",
+    "differs_from_canonical_in_time",
+    "error_kind",
+    "judge",
+    "judge_parity",
+    "ran_into_a_deadline",
+    "skipped",
+    "timing_may_flip",
+]
 
 #: The two words services and agents match on.
 SEVERITY_WORDS = ("fault", "hint")
@@ -117,6 +130,27 @@ class Problem:
         }
 
 
+@dataclass(frozen=True)
+class Rerun:
+    """A verdict the machine's load could have made, and what running its scenario again, alone, said.
+
+    first: the verdict of the first run; first_seconds and seconds: the
+    scenario's wall time in the first run and in the rerun.  The verdict that
+    carries this is the rerun's: it stands when the rerun found a problem too.
+    """
+
+    first: Verdict
+    first_seconds: float
+    seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "first": {"status": self.first.status, "problems": [p.to_json() for p in self.first.problems]},
+            "first_seconds": self.first_seconds,
+            "seconds": self.seconds,
+        }
+
+
 @dataclass
 class Verdict:
     """How one copy did on one scenario, and why.
@@ -125,12 +159,15 @@ class Verdict:
     (only differences from the canonical) or ``skip`` (``reason`` says why:
     not applicable to the copy, or not checked here, when an environment
     problem kept the scenario from running).
+    rerun: set when the first run's verdict was one timing could flip, and
+    the scenario ran again, alone, to confirm it (`timing_may_flip`).
     """
 
     status: Status
     problems: list[Problem] = field(default_factory=list)
     observed: ScenarioFacts = field(default_factory=lambda: ScenarioFacts())
     reason: str | None = None
+    rerun: Rerun | None = None
 
     def of(self, *tiers: Tier) -> list[Problem]:
         """The problems of *tiers*, in the order they were found."""
@@ -147,6 +184,7 @@ class Verdict:
             "reason": self.reason,
             "problems": [problem.to_json() for problem in self.problems],
             "observed": self.observed,
+            "rerun": None if self.rerun is None else self.rerun.to_json(),
         }
 
 
@@ -186,6 +224,63 @@ def skipped(scenario: Scenario, capabilities: Mapping[str, bool]) -> Verdict | N
     if not missing:
         return None
     return Verdict(SKIP, reason="; ".join(f"not applicable: {_NEEDS_WORDS.get(need, need)}" for need in missing))
+
+
+# -- what a loaded machine can flip -------------------------------------------------------------
+
+# The fields of problems judged on what a text says (a secret, a control
+# character, the evidence's form, a payload's keys, a stale copy, a missing
+# module): no timing makes them or unmakes them.
+_UNTIMED_FIELDS = frozenset({"error", "log", "embed_with_outcome", "import", "keys"})
+# A deadline that fired this share of the slack late was the machine's
+# doing (idle, a 1 s deadline ends a call in 1.0x s); and a call of a
+# scenario with the generous default timeout that ran this close to it was
+# turned into a timeout by the machine, not by the server.
+_LATE_SHARE = 0.25
+_NEAR = 0.9
+
+
+def ran_into_a_deadline(scenario: Scenario, facts: ScenarioFacts | None, settings: Settings) -> bool:
+    """Whether *facts* show the machine's load in a call's time: a call that hung, a deadline that
+    fired late, or a call of a scenario that does not test the deadline running into it.
+
+    A deadline scenario's calls end at their deadline by design: only a
+    late end counts there.  An advisory scenario's calls are timed as the
+    scenario.
+    """
+    if facts is None:
+        return False
+    if "hung" in facts:
+        return True
+    generous = scenario.timeout >= settings.timeout
+    limit = _NEAR * scenario.timeout if generous else scenario.timeout + _LATE_SHARE * settings.slack
+    for call in facts.get("calls", []):
+        if "hung" in call or call.get("elapsed", 0.0) >= limit:
+            return True
+    return scenario.kind == "advisory" and facts.get("elapsed", 0.0) >= limit
+
+
+def timing_may_flip(verdict: Verdict) -> bool:
+    """Whether *verdict* has a problem a loaded machine could have made, when a deadline was involved.
+
+    A problem on what a text says is never timing's; any other (a value, an
+    outcome field, the wall time, a difference from the canonical) may be,
+    if the copy's calls, or the canonical's it was compared with, ran into a
+    deadline (`ran_into_a_deadline`): then it is confirmed by a rerun.
+    """
+    return bool(_timed(verdict))
+
+
+def differs_from_canonical_in_time(verdict: Verdict) -> bool:
+    """Whether one of *verdict*'s timed problems is a difference from the canonical's facts (which a
+    starved canonical may have caused), not only a miss of the scenario's own expectation."""
+    return any("canonical" in problem.text for problem in _timed(verdict))
+
+
+def _timed(verdict: Verdict) -> list[Problem]:
+    if verdict.status not in (FAIL, PARITY):
+        return []
+    return [p for p in verdict.problems if p.field.rpartition(" ")[2] not in _UNTIMED_FIELDS]
 
 
 def _show(value: object) -> str:

@@ -174,6 +174,8 @@ class ScenarioFacts(TypedDict, total=False):
     log_unprintable: list[str]
     log_leak_sources: list[str]
     log_unprintable_sources: list[str]
+    #: The scenario's wall time in the worker, its calls and their set-up together.
+    elapsed: float
 
 
 class WorkerResult(TypedDict, total=False):

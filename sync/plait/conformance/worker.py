@@ -466,6 +466,7 @@ class _Run:
         scenario = setup.scenario
         _SCENARIO.set(scenario["name"])
         raw_errors: list[str | None] = []
+        started = time.monotonic()
         try:
             if setup.failed is not None:
                 result: ScenarioFacts = setup.failed
@@ -477,6 +478,8 @@ class _Run:
             result = self.raised(exc, setup)
         finally:
             await _close(setup)
+        # The scenario's wall time: what a rerun of a verdict timing could flip reports, both times.
+        result["elapsed"] = round(time.monotonic() - started, 3)
         logs = self.capture.records.get(scenario["name"], [])
         leaking = [(name, form) for _, name, m in logs for form in _leaks(m, setup.spellings)]
         unprintable = [(name, c) for _, name, m in logs for c in _unprintable(m)]

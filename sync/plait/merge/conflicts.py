@@ -10,15 +10,18 @@ read the format from this one module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from ..records import record
 
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
 if TYPE_CHECKING:
+    from typing import Literal
+
     import libcst as cst
 
     DefinitionNode = cst.FunctionDef | cst.ClassDef
 
-ConflictKind = Literal[
+# The kinds of conflict (`ConflictKind` spells them for the type checker; a test holds the two equal).
+CONFLICT_KINDS: tuple[str, ...] = (
     # Both sides changed one node in ways that do not combine.
     "modify/modify",
     # One side deleted what the other changed (a real change, not a cosmetic one).
@@ -43,17 +46,33 @@ ConflictKind = Literal[
     # The structured merge ran out of time, or failed inside plait.
     "budget",
     "internal",
-]
-CONFLICT_KINDS: tuple[str, ...] = get_args(ConflictKind)
+)
 
-Part = Literal["ours", "base", "theirs", "end"]
-# What a sentinel line can mark: a part of a conflict region, or ours'
-# header line in a conflict confined to a definition's header.
-Mark = Literal["ours", "base", "theirs", "end", "header"]
+if TYPE_CHECKING:
+    ConflictKind = Literal[
+        "modify/modify",
+        "delete/modify",
+        "add/add",
+        "move/move",
+        "semantic",
+        "order",
+        "lost",
+        "misplaced",
+        "invalid-result",
+        "text",
+        "budget",
+        "internal",
+    ]
+    Part = Literal["ours", "base", "theirs", "end"]
+    # What a sentinel line can mark: a part of a conflict region, or ours'
+    # header line in a conflict confined to a definition's header.
+    Mark = Literal["ours", "base", "theirs", "end", "header"]
+else:
+    ConflictKind = Part = Mark = str
 _MARKS: dict[str, Mark] = {"ours": "ours", "base": "base", "theirs": "theirs", "end": "end", "header": "header"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Conflict:
     """A place where the two sides disagree and plait will not pick one.
 
@@ -79,7 +98,7 @@ class Conflict:
         return f"{self.path}: {self.reason}{where}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Markers:
     """The marker lines git writes, with git's knobs: marker size and labels.
 
@@ -132,7 +151,7 @@ class MergeConflict(Exception):
         return f"both sides changed {what}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PendingConflict:
     """A conflict left in the merged tree, waiting for the render stage."""
 

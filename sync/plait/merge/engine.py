@@ -25,11 +25,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from .. import contents
 from ..errors import PlaitError, UnparsableSource
+from ..records import record, replace
 from .conflicts import DEFAULT_MARKERS, Conflict, Markers
 from .facts import MODULE
 from .inventory import Inventory, hidden_delete_modify, summarize, take_inventory
@@ -39,6 +38,7 @@ from .semantic import SemanticCheck, StatementSpans
 from .surface import take_off
 from .text import binary_merge
 
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
 if TYPE_CHECKING:
     from .hunks import Alignment, Marked
 
@@ -222,7 +222,7 @@ def _parse(text: str, label: str) -> tuple[ast.Module | None, str | None]:
         return None, f"{label} nests too deeply to parse"
 
 
-@dataclass
+@record
 class _Region:
     """Lines of a candidate result to put between markers, and for a name bound twice, the lines that bind it."""
 
@@ -232,7 +232,7 @@ class _Region:
     bindings: tuple[int, ...] = ()
 
 
-@dataclass
+@record
 class _Audit:
     """What is wrong with a candidate result, by the laws every result must keep.
 

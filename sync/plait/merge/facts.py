@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Protocol
+
+from ..records import record
+
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object
 
 # The node path of everything at module level.
 MODULE = "<module>"
@@ -62,7 +68,7 @@ def nested_bodies(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
             yield part.body
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call:
     """A call the module may resolve itself (a name, or a method on `self`), with what it supplies.
 

@@ -16,9 +16,8 @@ import ast
 import bisect
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Literal
 
+from ..records import field, record, replace
 from .conflicts import Conflict
 from .facts import (
     DEFINITIONS,
@@ -41,23 +40,29 @@ _IMPORTS_AND_DEFS = (*DEFINITIONS, ast.Import, ast.ImportFrom)
 # What an element of a module is: a definition, a part of one's header, an
 # import, a clause or branch, an argument, an entry of a collection, a class
 # or module attribute, or the module's own statements as one fingerprint.
-ItemKind = Literal[
-    "def",
-    "class",
-    "param",
-    "decorator",
-    "base",
-    "import",
-    "except",
-    "branch",
-    "kwarg",
-    "entry",
-    "attribute",
-    "statements",
-]
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ItemKind = Literal[
+        "def",
+        "class",
+        "param",
+        "decorator",
+        "base",
+        "import",
+        "except",
+        "branch",
+        "kwarg",
+        "entry",
+        "attribute",
+        "statements",
+    ]
+else:
+    ItemKind = str
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Item:
     """One element of a module: what it is, where, and which one.
 
@@ -189,7 +194,7 @@ def _unit_text(stmt: ast.stmt, inv: Inventory) -> str:
     return "\n".join(inv.source_lines[first_line(stmt) - 1 : last_line(stmt)])
 
 
-@dataclass
+@record
 class StatementCounts:
     """Statements of some units by their syntax alone (`ast.dump`: blind to quotes, comments and wrapping)."""
 
@@ -572,7 +577,7 @@ class _Collector(ast.NodeVisitor):
 # -- comparing inventories ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Reported:
     """A change one side made, with the element it is about (None for reorders)."""
 

@@ -17,14 +17,14 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 
 from .. import contents, gitops
 from ..errors import PlaitError
+from ..records import record
 from .conflicts import DEFAULT_MARKERS, Markers
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LineMerge:
     text: str
     conflicts: int

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Container, Iterator, Sequence
-from typing import Literal, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
+if TYPE_CHECKING:
+    from typing import Literal, TypeVar
 
-Origin = Literal["base", "ours", "theirs"]
+    T = TypeVar("T")
+    Origin = Literal["base", "ours", "theirs"]
+else:
+    Origin = str
 Slot = tuple[Origin, int]
 
 

@@ -7,28 +7,30 @@ node path, so both are structured values rather than strings.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
+from ..records import as_dict, field, record
 from .conflicts import Conflict
 
-Side = Literal["ours", "theirs", "both"]
-# One of the two sides being merged.
-Hand = Literal["ours", "theirs"]
+TYPE_CHECKING = False  # (typing's own is an import of typing away: git starts the merge driver once per file)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Side = Literal["ours", "theirs", "both"]
+    # One of the two sides being merged.
+    Hand = Literal["ours", "theirs"]
+    # "dropped": a cosmetic edit (quotes, comments, wrapping) that gave way to
+    # the other side's real change of the same code.
+    ChangeKind = Literal["added", "changed", "removed", "moved", "dropped"]
+    # "binary": git's binary merge, ours kept in conflict (`engine._binary_merge`).
+    Strategy = Literal["identity", "line", "structured", "line-fallback", "binary"]
+else:
+    Side = Hand = ChangeKind = Strategy = str
 
 
 def other(hand: Hand) -> Hand:
     return "theirs" if hand == "ours" else "ours"
 
 
-# "dropped": a cosmetic edit (quotes, comments, wrapping) that gave way to
-# the other side's real change of the same code.
-ChangeKind = Literal["added", "changed", "removed", "moved", "dropped"]
-# "binary": git's binary merge, ours kept in conflict (`engine._binary_merge`).
-Strategy = Literal["identity", "line", "structured", "line-fallback", "binary"]
-
-
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One thing one side contributed, as the merge saw it.
 
@@ -60,7 +62,7 @@ class Change:
         return f"{text} ({self.note})" if self.note else text
 
 
-@dataclass
+@record
 class MergeResult:
     """The merged text and everything a caller needs to report on it."""
 
@@ -86,8 +88,8 @@ class MergeResult:
         data: dict[str, Any] = {
             "clean": self.clean,
             "strategy": self.strategy,
-            "conflicts": [asdict(c) for c in self.conflicts],
-            "changes": [asdict(c) | {"summary": c.describe()} for c in self.changes],
+            "conflicts": [as_dict(c) for c in self.conflicts],
+            "changes": [as_dict(c) | {"summary": c.describe()} for c in self.changes],
             "notes": list(self.notes),
         }
         if include_text:

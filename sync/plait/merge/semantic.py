@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
+from ..records import record
 from .conflicts import Conflict
 from .facts import (
     DEFINITIONS,
@@ -43,7 +43,7 @@ def undefined_names(tree: ast.Module) -> dict[str, list[int]]:
     return found
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Binding:
     """Where and how a module binds a name, in words a maintainer recognises."""
 
@@ -86,7 +86,7 @@ def _binds(node: ast.AST) -> Iterator[tuple[str, str]]:
         yield node.arg, "the parameter"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Use:
     """A statement of the result that uses a name no input left undefined."""
 
@@ -234,7 +234,7 @@ class SemanticCheck:
         return conflicts, uses
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Signature:
     """What a call must supply: the parameters that matter for fitting a call."""
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import PlaitError
+from ..names import one_line, shell_word
 from ..paths import LOCK_NAME, is_plain_relative, read_bytes
 from ..plain_toml import plain_toml
 from ..records import field, record
@@ -202,7 +203,10 @@ class Lock:
         import tomlkit
 
         doc = tomlkit.document()
-        for line in _HEADER.format(name=self.consumer, writer=self.written_by).splitlines():
+        # The manifest gives copies plain names; a lock made otherwise (by a
+        # library caller) still writes its header as one line per comment.
+        header = _HEADER.format(name=shell_word(self.consumer), writer=one_line(self.written_by))
+        for line in header.splitlines():
             doc.add(tomlkit.comment(line))
         doc.add(tomlkit.nl())
         doc["lock"] = _MODES_FORMAT if any(f.executable or f.base_executable for f in self.files.values()) else 1
