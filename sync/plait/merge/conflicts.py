@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         "misplaced",
         "invalid-result",
         "text",
+        "binary",
         "budget",
         "internal",
     ]
