@@ -23,6 +23,7 @@ clones are other repositories, committed in their own.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,9 @@ class Published:
     @property
     def merge(self) -> str | None:
         """The command that takes the branch into the checkout (None in plait's clone cache)."""
-        return None if self.cached else f"git -C {self.repository} merge --ff-only {self.branch}"
+        if self.cached:
+            return None
+        return f"git -C {shlex.quote(str(self.repository))} merge --ff-only {shlex.quote(self.branch)}"
 
     def to_json(self) -> dict[str, Any]:
         # For CI: each branch, where it lives and where it went, to open a pull request from;
