@@ -1361,13 +1361,20 @@ def init(
     # happened here, and init creates none.
     with workspace_lock(store) if store.is_dir() else contextlib.nullcontext():
         exists = found.manifest.exists()
-        if exists and not force:
+        # A killed init between its link and its unlink left the manifest and its
+        # staged twin: that manifest is init's own, and the rerun finishes it.
+        stale = [
+            p
+            for p in found.manifest.parent.glob(f".{found.manifest.name}.*{TEMP_SUFFIXES[0]}")
+            if p.is_file() and not p.is_symlink()
+        ]
+        own = exists and any(p.read_bytes() == found.manifest.read_bytes() for p in stale)
+        if exists and not force and not own:
             raise PlaitError("a manifest is already here; pass --force to replace it whole", path=str(found.manifest))
         if not dry_run:
             # What a killed init left: its manifest, staged and never renamed into place.
-            for stale in found.manifest.parent.glob(f".{found.manifest.name}.*{TEMP_SUFFIXES[0]}"):
-                if stale.is_file() and not stale.is_symlink():
-                    stale.unlink()
+            for left in stale:
+                left.unlink()
             if exists:
                 write_atomic(found.manifest, text)
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -464,3 +465,19 @@ def test_a_directory_name_holding_control_characters_is_written_on_one_line(
     word = command.split()[2]
     said = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
     assert said == f"../{odd.name}"
+
+
+def test_a_rerun_finishes_an_init_killed_between_its_link_and_its_unlink(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _init_all(setup, monkeypatch)
+    assert first.exit_code == 0, first.output + first.stderr
+    manifest = setup.ws / "lineages.toml"
+    # What a kill just after os.link leaves: the manifest and its staged twin.
+    os.link(manifest, setup.ws / ".lineages.toml.k3j2h1.plait-tmp")
+
+    rerun = _init_all(setup, monkeypatch)
+
+    assert rerun.exit_code == 0, rerun.output + rerun.stderr
+    assert not list(setup.ws.glob(".*.plait-tmp")), "the killed init's staged file is swept"
+    assert set(_manifest(setup)["consumers"]) == {"svc-a", "svc-b"}
