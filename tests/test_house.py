@@ -9,7 +9,13 @@ A package's ``__init__`` re-exporting its own modules is not a cycle.
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import sys
+import tomllib
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import plait
 
@@ -145,3 +151,81 @@ def test_the_client_knows_nothing_of_plait() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names.append(node.module)
             assert not any(n.split(".")[0] == "plait" for n in names), path
+
+
+# What a user installs is what the runtime code imports: a dependency nothing imports is installed
+# for nothing (GitPython was, after gitops took every git call), and an import nothing declares
+# fails on a clean install only.  Each distribution is read from its own pyproject.toml.
+REPO = Path(__file__).resolve().parents[1]
+
+
+# A module only its host loads brings its host along: pytest imports the plugin it registers (pytest11).
+LOADED_BY_THEIR_HOST = {"conformance/pytest_plugin.py"}
+
+
+def _third_party_imports(package_dir: Path, own: set[str]) -> dict[str, Path]:
+    """Every top-level module imported (absolutely) by the sources under *package_dir* that is
+    neither the standard library's nor one of *own*, with a file importing it."""
+    found: dict[str, Path] = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        if path.relative_to(package_dir).as_posix() in LOADED_BY_THEIR_HOST:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "__future__" and top not in own:
+                    found.setdefault(top, path)
+    return found
+
+
+def _declared(pyproject: Path) -> set[str]:
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return {canonicalize_name(Requirement(spec).name) for spec in project.get("dependencies", [])}
+
+
+def dependency_problems(package_dirs: list[Path], declared: set[str], own: set[str]) -> list[str]:
+    """What is wrong between the imports under *package_dirs* (the packages of one distribution)
+    and its *declared* runtime dependencies: a module whose distribution is not declared, a
+    declared one nothing imports."""
+    owners = importlib.metadata.packages_distributions()
+    imported: set[str] = set()
+    problems: list[str] = []
+    for package_dir in package_dirs:
+        for module, path in _third_party_imports(package_dir, own).items():
+            dists = {canonicalize_name(d) for d in owners.get(module, [module])}
+            imported |= dists
+            if not dists & declared:
+                where = path.relative_to(package_dir.parent)
+                problems.append(f"{where} imports {module}, which no dependency declares")
+    problems += [f"{dist} is a runtime dependency nothing imports" for dist in sorted(declared - imported)]
+    return problems
+
+
+def test_every_runtime_dependency_is_imported_and_every_import_is_declared() -> None:
+    import embedding_client
+
+    client_dir = Path(embedding_client.__file__).parent
+    # plait's distribution ships the client package too, so it declares what the client imports.
+    own = {"plait", "embedding_client"}
+    plait_problems = dependency_problems([ROOT, client_dir], _declared(REPO / "pyproject.toml"), own)
+    client_declared = _declared(REPO / "client" / "pyproject.toml")
+    client_problems = dependency_problems([client_dir], client_declared, {"embedding_client"})
+    assert plait_problems == []
+    assert client_problems == []
+
+
+def test_the_dependency_check_sees_an_unused_dependency_and_an_undeclared_import(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "mod.py").write_text("import os\nimport httpx\nfrom click import echo\n", encoding="utf-8")
+    problems = dependency_problems([package], {"httpx", "gitpython"}, {"pkg"})
+    assert problems == [
+        "pkg/mod.py imports click, which no dependency declares",
+        "gitpython is a runtime dependency nothing imports",
+    ]

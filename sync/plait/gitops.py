@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "export_history",
+    "import_history",
     "ENV_TIMEOUT",
     "PROTOCOLS",
     "GitFailed",
@@ -528,6 +530,24 @@ def shared_clone(source: Path, dest: Path) -> None:
     """
     _git(None, "clone", "--quiet", "--shared", "--no-checkout", "--", str(source), str(dest), what=f"clone {source}")
     _git(dest, "reset", "--quiet", what="read HEAD into the copy's index")
+
+
+def export_history(top: Path, paths: Sequence[str]) -> bytes:
+    """HEAD's history of *paths* in the repository at *top*, and nothing else of it, as a
+    fast-export stream: what a built plait ships so that `plait demo` has the history its
+    adopt step walks where no checkout is (`import_history` makes a repository of it)."""
+    return _run(top, ["fast-export", "HEAD", "--", *paths], what="export the demo's history").out
+
+
+def import_history(dest: Path, stream: bytes) -> None:
+    """A repository at *dest* holding the history of an `export_history` stream, checked out."""
+    init(dest)
+    _run(dest, ["fast-import", "--quiet"], input=stream, what="import the demo's history")
+    if _quiet(dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") is None:
+        # A stream exported from a branch names the branch (from a detached HEAD, HEAD itself).
+        heads = _git(dest, "for-each-ref", "--format=%(refname)", "refs/heads/", what="list the imported branch")
+        _git(dest, "symbolic-ref", "HEAD", heads.split()[0], what="point HEAD at the imported branch")
+    _git(dest, "reset", "--quiet", "--hard", what="check out the imported history")
 
 
 # --------------------------------------------------------------------------

@@ -256,16 +256,31 @@ def locate(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None =
     )
 
 
-def bundled_workspace() -> Path:
-    """The bundled demo workspace of the source checkout plait runs from (an editable install).
+# What a built plait ships of the bundled workspace: the history of lineages/ and of the
+# canonical client, as a git fast-export stream written at build time (setup.py), so that
+# `plait demo` from a wheel runs the whole job, the adopt step's walk of history included.
+BUNDLED_HISTORY = Path(__file__).parent / "_bundled" / "workspace.fast-export"
 
-    A wheel carries none: it would be read-only in site-packages, and its
-    canonical client lives beside it in the repository.
-    """
+
+def bundled_workspace() -> Path:
+    """The bundled demo workspace: the source checkout's, when plait runs from one (an
+    editable install), else a repository made in a temporary directory from the history a
+    built plait ships, removed when the process ends (site-packages stays read-only)."""
     manifest = Path(__file__).resolve().parents[2] / "lineages" / MANIFEST
-    if not manifest.is_file():
-        raise PlaitError("this plait has no bundled workspace (it is not a source checkout); pass --workspace DIR")
-    return manifest
+    if manifest.is_file():
+        return manifest
+    if not BUNDLED_HISTORY.is_file():
+        raise PlaitError("this plait has no bundled workspace (it was built without one); pass --workspace DIR")
+    import atexit
+    import shutil
+    import tempfile
+
+    from . import gitops
+
+    folder = Path(tempfile.mkdtemp(prefix="plait-bundled-"))
+    atexit.register(shutil.rmtree, folder, True)
+    gitops.import_history(folder / "plait", BUNDLED_HISTORY.read_bytes())
+    return folder / "plait" / "lineages" / MANIFEST
 
 
 def unreadable(exc: OSError, path: Path) -> PlaitError:
