@@ -846,6 +846,30 @@ def listed_files(top: Path) -> list[str]:
     return sorted(set(filter(None, said.split("\0"))))
 
 
+def sparse_paths(path: Path) -> list[str]:
+    """The files under *path* that git tracks but keeps out of the working tree (the
+    skip-worktree bit a sparse checkout sets), relative to *path*, sorted; empty outside git.
+
+    Such a file is committed yet absent from the disk: a reader of the disk
+    alone would take it for deleted, or a vendored directory for never vendored.
+    """
+    top = top_of(path)
+    if top is None:
+        return []
+    try:
+        rel = _rel(top, path)
+    except ValueError:
+        return []
+    said = _quiet(top, "ls-files", "-z", "-t", "--full-name", "--end-of-options", "--", rel or ".")
+    prefix = f"{rel}/" if rel else ""
+    out: list[str] = []
+    for entry in filter(None, (said or "").split("\0")):
+        tag, _, name = entry.partition(" ")
+        if tag == "S" and name.startswith(prefix) and not os.path.lexists(top / name):
+            out.append(name[len(prefix) :])
+    return sorted(out)
+
+
 def merge_file(args: Sequence[str], *, timeout: float | None) -> tuple[int, bytes, bytes]:
     """``git merge-file args`` (files only, no repository): its exit code, stdout and stderr.
 

@@ -825,6 +825,7 @@ class Workspace:
         for byte, whatever its encoding (`plait.contents`).
         """
         self.checkout(copy)
+        self.refuse_sparse(copy, root=root)
         texts: dict[str, str] = {}
         executable: set[str] = set()
         for rel, path in self.walk_files(copy, root=root):
@@ -843,6 +844,28 @@ class Workspace:
     def walk_files(self, copy: Copy | Consumer, *, root: Path | None = None) -> Iterator[tuple[str, Path]]:
         """``(relative path, path)`` of every file of *copy* (under *root*), sorted, refusing escapes."""
         return walk_tree(root or copy.root, exclude=copy.exclude, confine=copy.confine, who=copy.name)
+
+    def refuse_sparse(self, copy: Copy | Consumer, *, root: Path | None = None) -> None:
+        """Refuse, by name, a directory of *copy* (under *root*) that a sparse checkout keeps
+        files of out of the working tree: read from the disk it would look never vendored
+        (or its files deleted), and a vendor would write pristine files over a committed patch.
+        """
+        import shlex
+
+        from . import gitops
+
+        top = root or copy.root
+        hidden = gitops.sparse_paths(top)
+        if hidden:
+            repo = gitops.top_of(top)
+            where = (top.parent.resolve() / top.name).relative_to(repo).as_posix() if repo else top.as_posix()
+            shown = ", ".join(hidden[:3]) + (f" and {len(hidden) - 3} more" if len(hidden) > 3 else "")
+            raise PlaitError(
+                f"{copy.name}: {len(hidden)} file(s) of it are committed but outside the sparse checkout ({shown});"
+                f" plait reads the working tree, so bring them in first (`git sparse-checkout add"
+                f" {shlex.quote(where)}`, or `git sparse-checkout disable`), then run it again",
+                path=str(top),
+            )
 
     def checkout(self, copy: Copy | Consumer) -> None:
         """Make a git-backed copy's repository ready, once per run.

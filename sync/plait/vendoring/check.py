@@ -124,6 +124,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
         fix = f"plait vendor {consumer.name}"
         try:
             ws.checkout(consumer)  # a consumer in a remote repository is cloned once, as vendor does
+            ws.refuse_sparse(consumer, root=consumer.vendor_dir)
             lock = read_lock(consumer.vendor_dir)
             if lock is None:
                 by_hand = consumer.vendor_dir.is_dir() and any(consumer.vendor_dir.iterdir())
@@ -141,6 +142,7 @@ def check(ws: Workspace, names: Iterable[str] | None = None) -> list[ConsumerChe
                 if consumer.source not in source_hashes:
                     source = ws.copy(consumer.source)
                     ws.checkout(source)
+                    ws.refuse_sparse(source)  # a file outside the cone is no file deleted upstream
                     source_hashes[consumer.source] = hash_files(ws.walk_files(source))
                 result.drift += _against_source(consumer, lock, source_hashes[consumer.source])
                 result.locked_commit = lock.source_commit

@@ -298,6 +298,7 @@ def _plan(ws: Workspace, consumer: Consumer, budget: float, run: _Run) -> Vendor
     source = ws.copy(consumer.source)
     # The consumer's repository first: its lock and its files are read from it.
     ws.checkout(consumer)
+    ws.refuse_sparse(consumer, root=vendor_dir)  # the lock and the local patch are there, in git only
     previous = read_lock(vendor_dir)
     if previous is not None and previous.conflicted:
         left = unresolved(ws, consumer, previous.conflicted)
