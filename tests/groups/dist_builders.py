@@ -21,7 +21,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SimpleIndex", "build_sdist", "build_wheel", "serve_index"]
+from plait.groups.model import Group
+
+__all__ = ["SimpleIndex", "build_sdist", "build_wheel", "pip_vendor_group", "serve_index"]
 
 
 def _record_hash(data: bytes) -> str:
@@ -129,3 +131,17 @@ def serve_index(folder: Path) -> Iterator[SimpleIndex]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def pip_vendor_group(tmp_path: Path, *, find_links: tuple[str, ...] = (), index_url: str | None = None) -> Group:
+    """A group shaped like pip's: ``pip/_vendor`` under ``pip._vendor``, vendor.txt protected."""
+    return Group(
+        name="pip-vendor",
+        directory=tmp_path / "pip" / "_vendor",
+        namespace="pip._vendor",
+        requirements=tmp_path / "vendor.txt",
+        confine=tmp_path,
+        protected=("vendor.txt",),
+        find_links=find_links,
+        index_url=index_url,
+    )

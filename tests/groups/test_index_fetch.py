@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from dist_builders import build_sdist, build_wheel, serve_index
+from dist_builders import build_sdist, build_wheel, pip_vendor_group, serve_index
 
 from plait.groups.index import FetchFailed, fetch_distribution
 from plait.groups.model import Group, Pin
@@ -14,15 +14,8 @@ from plait.groups.model import Group, Pin
 pytestmark = pytest.mark.slow  # (pip runs as a subprocess: a second or more each)
 
 
-def _group(tmp_path: Path, **kwargs: object) -> Group:
-    return Group(
-        name="vendor",
-        directory=tmp_path / "proj" / "_vendor",
-        namespace="proj._vendor",
-        requirements=tmp_path / "vendor.txt",
-        confine=tmp_path,
-        **kwargs,  # type: ignore[arg-type]
-    )
+def _group(tmp_path: Path, *, find_links: tuple[str, ...] = (), index_url: str | None = None) -> Group:
+    return pip_vendor_group(tmp_path, find_links=find_links, index_url=index_url)
 
 
 def test_a_wheel_from_find_links_is_unpacked_with_its_hash_and_top_level(tmp_path: Path, wheelhouse: Path) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dist_builders import build_wheel
+from dist_builders import build_wheel, pip_vendor_group
 
 from plait.groups.index import fetch_distribution
 from plait.groups.merge import merge_member
-from plait.groups.model import DistributionContext, Group, Pin
+from plait.groups.model import DistributionContext, Pin
 
 pytestmark = pytest.mark.slow  # (pip fetches each release)
 
@@ -19,15 +19,7 @@ _V2 = _V1.replace("return 3", "return 5") + "\n\ndef head(url):\n    return url\
 
 def _release(tmp_path: Path, wheelhouse: Path, version: str, text: str) -> tuple[DistributionContext, dict[str, str]]:
     build_wheel(wheelhouse, "requests", version, {"requests/__init__.py": text, "requests/api.py": "X = 1\n"})
-    group = Group(
-        name="pip-vendor",
-        directory=tmp_path / "pip" / "_vendor",
-        namespace="pip._vendor",
-        requirements=tmp_path / "vendor.txt",
-        confine=tmp_path,
-        protected=("vendor.txt",),
-        find_links=(str(wheelhouse),),
-    )
+    group = pip_vendor_group(tmp_path, find_links=(str(wheelhouse),))
     fetched = fetch_distribution(group, Pin("requests", version))
     ctx = DistributionContext(group, fetched.name, version, fetched.top_level, frozenset({"requests", "idna"}))
     return ctx, dict(fetched.tree)

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plait.groups.model import DistributionContext, Group
+from dist_builders import pip_vendor_group
+
+from plait.groups.model import DistributionContext
 from plait.groups.transform import transform_distribution
 
 
 def _ctx(tmp_path: Path, top_level: tuple[str, ...]) -> DistributionContext:
-    group = Group(
-        name="pip-vendor",
-        directory=tmp_path / "pip" / "_vendor",
-        namespace="pip._vendor",
-        requirements=tmp_path / "vendor.txt",
-        confine=tmp_path,
-    )
+    group = pip_vendor_group(tmp_path)
     return DistributionContext(group, "requests", "2.32.0", top_level, frozenset({"requests", "urllib3", "idna"}))
 
 
