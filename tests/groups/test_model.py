@@ -31,7 +31,7 @@ def test_a_group_needs_no_canonical_client(tmp_path: Path) -> None:
     assert not ws.has_canonical
     assert group.directory == (tmp_path / "src" / "proj" / "_vendor").resolve()
     assert [p.spec for p in group.pins()] == ["urllib3==2.0.0"]
-    assert group.is_protected("vendor.txt") and not group.is_protected("urllib3/__init__.py")
+    assert group.protected == ("vendor.txt",)
     assert group.compat == {"transformations": {"drop": ["bin/"]}}
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..merge import DEFAULT_BUDGET
 from ..runs import FilePlan, merge_trees
+from ..workspace import matches
 from .model import DistributionContext, owner_of
 from .transform import transform_distribution
 
@@ -23,7 +24,9 @@ def member_files(files: Mapping[str, str], ctx: DistributionContext) -> dict[str
     """The files of the group's directory (*files*) that belong to *ctx*'s member and are not protected."""
     tops = {ctx.name: ctx.top_level}
     return {
-        rel: text for rel, text in files.items() if owner_of(rel, tops) == ctx.name and not ctx.group.is_protected(rel)
+        rel: text
+        for rel, text in files.items()
+        if owner_of(rel, tops) == ctx.name and not matches(rel, ctx.group.protected)
     }
 
 

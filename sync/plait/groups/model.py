@@ -90,11 +90,6 @@ class Group:
     def pins(self) -> list[Pin]:
         return read_pins(self.requirements)
 
-    def is_protected(self, rel: str) -> bool:
-        from ..workspace import matches
-
-        return matches(rel, self.protected)
-
 
 @record(frozen=True)
 class DistributionContext:
