@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import tomlkit
 
     from .commit import Transaction
+    from .groups.model import Group
     from .store import Store
     from .transforms import ImportRewrite
 
@@ -67,7 +68,7 @@ CLONES = "clones"
 # or a misunderstanding, and both change what a run does without saying so
 # (`absolute_import = true` turned a clean sync into conflicts), so each is
 # refused with the nearest known key suggested.
-_TOP_KEYS = ("root", "canonical", "lineages", "consumers")
+_TOP_KEYS = ("root", "canonical", "lineages", "consumers", "groups")
 _LOCATION_KEYS = ("path", "git", "ref", "subdir")
 _COPY_KEYS = (*_LOCATION_KEYS, "package", "description", "exclude", "client_module")
 # "base" is the hand-kept base of manifests older than the store; `plait
@@ -565,7 +566,14 @@ class Workspace:
         if not self.root.is_relative_to(limit):
             what = "its git repository" if limit != self._real_dir else "its own directory"
             raise PlaitError(f"'root' = {root!r} widens the workspace past {what} ({limit})", path=where)
+        groups = data.get("groups", {})
+        if not isinstance(groups, Mapping):
+            raise PlaitError("[groups] must be a table", path=where)
         canonical = data.get(CANONICAL)
+        # A project that vendors distributions from an index (pip) has no canonical client of its own.
+        self.has_canonical = canonical is not None or not groups
+        if canonical is None and groups:
+            canonical = {"path": ".", "package": CANONICAL, "exclude": ["*"]}
         if not isinstance(canonical, Mapping):
             raise PlaitError("the manifest needs a [canonical] table", path=where)
         _known_keys(canonical, _COPY_KEYS, self._where(CANONICAL))
@@ -574,13 +582,14 @@ class Workspace:
         consumers = data.get("consumers", {})
         if not isinstance(lineages, Mapping) or not isinstance(consumers, Mapping):
             raise PlaitError("[lineages] and [consumers] must be tables", path=where)
-        for section, names in (("lineages", lineages), ("consumers", consumers)):
+        for section, names in (("lineages", lineages), ("consumers", consumers), ("groups", groups)):
             for name in names:
                 problem = copy_name_problem(name)
                 if problem is not None:
                     raise PlaitError(f"[{section}] names a copy {name!r}: {problem}", path=where)
         self.lineages: dict[str, Lineage] = {name: self._lineage(name, t) for name, t in lineages.items()}
         self.consumers: dict[str, Consumer] = {name: self._consumer(name, t) for name, t in consumers.items()}
+        self.groups: dict[str, Group] = {name: self._group(name, t) for name, t in groups.items()}
         if CANONICAL in self.lineages:
             raise PlaitError("a lineage cannot be called 'canonical'", path=where)
 
@@ -733,6 +742,48 @@ class Workspace:
             tests=self.confined(_str(table, "tests", where), what=f"{where} tests") if tests is not None else None,
             client_module=_module_name(table, "client_module", where),
             table=dict(table),
+        )
+
+    def _group(self, name: str, table: object) -> Group:
+        """A ``[groups.NAME]`` table: many distributions vendored into one directory (`plait.groups`)."""
+        from .groups.model import GROUP_KEYS, Group
+
+        section = f"groups.{name}"
+        where = self._where(section)
+        if not isinstance(table, Mapping):
+            raise PlaitError(f"{where} must be a table")
+        _known_keys(table, GROUP_KEYS, where)
+        directory = self.confined(_relative(_str(table, "path", where), where), what=f"{where} path")
+        namespace = _str(table, "namespace", where)
+        if not all(part.isidentifier() for part in namespace.split(".")):
+            raise PlaitError(f'{where}: namespace {namespace!r} must be a dotted module name, e.g. "pip._vendor"')
+        if namespace.rsplit(".", 1)[-1] != directory.name:
+            raise PlaitError(
+                f"{where}: namespace {namespace!r} cannot be imported from path {directory.name!r}:"
+                " the namespace's last name must be the directory's name"
+            )
+        requirements = self.confined(_str(table, "requirements", where), what=f"{where} requirements")
+        index_url = table.get("index_url")
+        if index_url is not None and (not isinstance(index_url, str) or not index_url):
+            raise PlaitError(f"{where}: 'index_url' must be a non-empty string")
+        links = tuple(
+            link if "://" in link else str(self.confined(link, what=f"{where} find_links"))
+            for link in _strings(table, "find_links", where)
+        )
+        compat = table.get("vendoring", {})
+        if not isinstance(compat, Mapping):
+            raise PlaitError(f"{where}: 'vendoring' must be a table")
+        return Group(
+            name=name,
+            directory=directory,
+            namespace=namespace,
+            requirements=requirements,
+            confine=self.root,
+            protected=_strings(table, "protected", where),
+            index_url=index_url,
+            find_links=links,
+            description=_str(table, "description", where, ""),
+            compat=dict(compat),
         )
 
     # -- queries -------------------------------------------------------------
@@ -967,6 +1018,7 @@ class Workspace:
         folders = [self.dir]
         folders += [lineage.root for lineage in self.lineages.values()]
         folders += [consumer.vendor_dir for consumer in self.consumers.values()]
+        folders += [group.directory for group in self.groups.values()]
         return [f for f in folders if f.is_dir()]
 
     def _everything(self) -> list[Copy | Consumer]:
