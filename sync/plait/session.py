@@ -120,7 +120,7 @@ def prunable(ws: Workspace) -> list[Path]:
 
 def _named(ws: Workspace) -> set[str] | None:
     from . import gitops
-    from .store import State
+    from .store import State, digest_of
     from .vendoring.lock import Lock, read_lock
 
     keep = ws.store.state().referenced()
@@ -133,6 +133,15 @@ def _named(ws: Workspace) -> set[str] | None:
         state_text = committed_state.decode("utf-8")
         check_bounds(state_text, path=f"{ws.store.state_path} (committed)", what="the sync state")
         keep |= State(ws.store.state_path, tomlkit.parse(state_text)).referenced()
+    for group in ws.groups.values():
+        # A group's lock names its bases, and the distributions its next merge starts from.
+        from .groups.dists import load_distribution
+
+        lock = read_lock(group.directory)
+        if lock is not None:
+            keep.update(lock.bases().values())
+            for pin in lock.packages.values():
+                keep.update(digest_of(text) for text in load_distribution(ws.store, pin.file, pin.sha256).tree.values())
     for consumer in ws.consumers.values():
         if not consumer.confine.is_dir():
             return None

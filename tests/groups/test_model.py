@@ -68,3 +68,40 @@ def test_a_file_of_the_directory_belongs_to_the_member_that_provides_it() -> Non
     assert owner_of("urllib3/util/retry.py", tops) == "urllib3"
     assert [owner_of(rel, tops) for rel in ("six.py", "six.pyi", "six.LICENSE")] == ["six"] * 3
     assert owner_of("vendor.txt", tops) is None
+
+
+def test_a_group_lock_records_each_pin_and_reads_back(tmp_path: Path) -> None:
+    from plait.vendoring.lock import Lock, LockedFile, LockedPackage
+
+    lock = Lock(
+        consumer="pip-vendor",
+        package="pip._vendor",
+        source="index",
+        source_package="pip._vendor",
+        source_commit=None,
+        plait_version="0",
+        files={"urllib3/__init__.py": LockedFile("a" * 64, "b" * 64, "c" * 64), "vendor.txt": LockedFile("d" * 64)},
+        packages={"urllib3": LockedPackage("2.0.1", "urllib3-2.0.1-py3-none-any.whl", "e" * 64, ("urllib3",))},
+    )
+    text = lock.dumps()
+    assert text.count("\nlock = 3\n") == 1
+    assert Lock.loads(text, path="plait.lock") == lock
+    with pytest.raises(PlaitError, match="top_level"):
+        Lock.loads(text.replace('top_level = ["urllib3"]', "top_level = []"), path="plait.lock")
+
+
+def test_the_lock_merge_keeps_a_pin_either_branch_moved() -> None:
+    from plait.vendoring.lock import Lock, LockedPackage
+    from plait.vendoring.lock_merge import LockMerge, merge_locks
+
+    def lock(version: str) -> Lock:
+        pin = LockedPackage(version, f"idna-{version}-py3-none-any.whl", "f" * 64, ("idna",))
+        return Lock("g", "p._vendor", "index", "p._vendor", None, "0", packages={"idna": pin})
+
+    def merge(base: Lock, ours: Lock, theirs: Lock) -> LockMerge:
+        return merge_locks(base, ours, theirs, merged=lambda names: {}, newer=lambda a, b: None, plait_version="0")
+
+    merged = merge(lock("1.0"), lock("1.0"), lock("2.0"))
+    assert merged.lock.packages["idna"].version == "2.0"
+    both = merge(lock("1.0"), lock("3.0"), lock("2.0"))
+    assert both.lock.packages["idna"].version == "3.0" and both.needs_vendor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plait.vendoring.check import check
-from plait.vendoring.lock import CorruptLock, LocalEdit, Lock, LockedFile
+from plait.vendoring.lock import LOCK_FORMAT, CorruptLock, LocalEdit, Lock, LockedFile
 from plait.vendoring.vendor import vendor
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
@@ -37,7 +37,8 @@ def test_a_lock_reads_back_as_it_was_written_and_writes_the_same_bytes_again() -
 
 
 def test_a_newer_lock_format_asks_for_a_newer_plait() -> None:
-    text = _lock().dumps().replace("lock = 1", "lock = 3")  # (2 records modes: issue 30)
+    # (2 records modes: issue 30; 3 a group's pins: issue 29)
+    text = _lock().dumps().replace("lock = 1", f"lock = {LOCK_FORMAT + 1}")
     with pytest.raises(CorruptLock, match="newer plait"):
         Lock.loads(text, path="plait.lock")
 

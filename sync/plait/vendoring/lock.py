@@ -37,13 +37,25 @@ from ..plain_toml import plain_toml
 from ..records import field, record
 from ..toml_input import check_bounds
 
-__all__ = ["LOCK_FORMAT", "LOCK_NAME", "CorruptLock", "LocalEdit", "Lock", "LockedFile", "find_locks", "read_lock"]
+__all__ = [
+    "LOCK_FORMAT",
+    "LOCK_NAME",
+    "CorruptLock",
+    "LocalEdit",
+    "Lock",
+    "LockedFile",
+    "LockedPackage",
+    "find_locks",
+    "read_lock",
+]
 
 # The newest format this plait reads.  It writes format 1 (what every plait
 # reads) unless a file is executable: format 2 records modes, and an older
 # plait then says to upgrade rather than misread the lock.
-LOCK_FORMAT = 2
+LOCK_FORMAT = 3
 _MODES_FORMAT = 2
+# A group's lock (many distributions in one directory) names each one's pin: an older plait must not misread it.
+_PACKAGES_FORMAT = 3
 EXECUTABLE_MODE = "100755"
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -84,6 +96,20 @@ class LockedFile:
 
 
 @record(frozen=True)
+class LockedPackage:
+    """One distribution of a group's directory, as pip fetched it (a group's lock, format 3).
+
+    version: its pin; file / sha256: the distribution file and its digest;
+    top_level: the packages and modules it provides (its files in the directory).
+    """
+
+    version: str
+    file: str
+    sha256: str
+    top_level: tuple[str, ...]
+
+
+@record(frozen=True)
 class LocalEdit:
     """One edit the vendored copy carries that its source does not, by node path.
 
@@ -121,6 +147,8 @@ class Lock:
     files: dict[str, LockedFile] = field(default_factory=dict)
     local_edits: list[LocalEdit] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    # A group's members by canonical name (empty for a consumer's lock).
+    packages: dict[str, LockedPackage] = field(default_factory=dict)
     # The command that wrote it, for its header: a comment, so not read back
     # nor compared (a vendor that changes nothing else keeps adopt's lock).
     written_by: str = field(default="plait vendor", compare=False)
@@ -193,6 +221,7 @@ class Lock:
             files={name: _locked_file(name, entry, path) for name, entry in files.items()},
             local_edits=[_local_edit(entry, path) for entry in _list(data, "local_edits", path)],
             conflicted=[_file_name(name, path) for name in _list(data, "conflicted", path)],
+            packages=_packages(data.get("packages", {}), path),
             format=fmt,
         )
 
@@ -210,6 +239,8 @@ class Lock:
             doc.add(tomlkit.comment(line))
         doc.add(tomlkit.nl())
         doc["lock"] = _MODES_FORMAT if any(f.executable or f.base_executable for f in self.files.values()) else 1
+        if self.packages:
+            doc["lock"] = _PACKAGES_FORMAT
         doc["plait"] = self.plait_version
         doc["consumer"] = self.consumer
         doc["package"] = self.package
@@ -224,6 +255,15 @@ class Lock:
         if self.source_commit:
             source["commit"] = self.source_commit
         doc["source"] = source
+        if self.packages:
+            packages = tomlkit.table()
+            for name in sorted(self.packages):
+                pin = self.packages[name]
+                table = tomlkit.table()
+                table["version"], table["file"], table["sha256"] = pin.version, pin.file, pin.sha256
+                table["top_level"] = list(pin.top_level)
+                packages[name] = table
+            doc["packages"] = packages
         files = tomlkit.table()
         for name in sorted(self.files):
             entry = tomlkit.inline_table()
@@ -362,6 +402,31 @@ def _new_locked_file(name: str, entry: object, path: str) -> LockedFile:
         entry.get("mode") == EXECUTABLE_MODE,
         entry.get("base_mode") == EXECUTABLE_MODE,
     )
+
+
+def _packages(table: object, path: str) -> dict[str, LockedPackage]:
+    if not isinstance(table, Mapping):
+        raise CorruptLock("[packages] must be a table of distributions", path=path)
+    out: dict[str, LockedPackage] = {}
+    for name, entry in table.items():
+        if not isinstance(entry, Mapping):
+            raise CorruptLock(f"packages.{name}: must be a table", path=path)
+        unknown = set(entry) - {"version", "file", "sha256", "top_level"}
+        if unknown:
+            raise CorruptLock(f"packages.{name}: unknown key(s) {', '.join(sorted(unknown))}", path=path)
+        sha = entry.get("sha256")
+        if not isinstance(sha, str) or not _HEX64.fullmatch(sha):
+            raise CorruptLock(f"packages.{name}: sha256 must be a sha256 hex digest", path=path)
+        tops = entry.get("top_level")
+        if not isinstance(tops, list) or not tops or not all(isinstance(t, str) and t.isidentifier() for t in tops):
+            raise CorruptLock(f"packages.{name}: top_level must list module names", path=path)
+        out[str(name)] = LockedPackage(
+            _text(entry, "version", path, f"packages.{name}."),
+            _text(entry, "file", path, f"packages.{name}."),
+            sha,
+            tuple(tops),
+        )
+    return out
 
 
 def _local_edit(entry: object, path: str) -> LocalEdit:

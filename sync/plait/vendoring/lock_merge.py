@@ -42,7 +42,7 @@ from typing import Literal, TypeVar
 
 from .. import gitops
 from ..errors import PlaitError
-from .lock import LocalEdit, Lock, LockedFile
+from .lock import LocalEdit, Lock, LockedFile, LockedPackage
 
 __all__ = ["GitView", "LockMerge", "MergedFile", "merge_lock_files", "merge_locks"]
 
@@ -233,6 +233,16 @@ def merge_locks(
             files[name] = rederived
     unsettled = dict(sorted(unsettled.items()))
 
+    packages: dict[str, LockedPackage] = {}
+    for member in sorted({*ours.packages, *theirs.packages, *(base.packages if base else {})}):
+        was = base.packages.get(member) if base else None
+        pin, pin_both = _three_way(was, ours.packages.get(member), theirs.packages.get(member))
+        if pin_both:
+            needs_vendor = True
+            notes.append(f"both branches moved {member}'s pin; kept ours', `plait vendor` re-derives its files")
+        if pin is not None:
+            packages[member] = pin
+
     conflicted = _merge_set(base.conflicted if base else [], ours.conflicted, theirs.conflicted)
     edits: list[LocalEdit] = _merge_set(base.local_edits if base else [], ours.local_edits, theirs.local_edits)
     lock = Lock(
@@ -245,6 +255,7 @@ def merge_locks(
         files=files,
         local_edits=edits,
         conflicted=sorted({*conflicted, *unsettled}),
+        packages=packages,
     )
     return LockMerge(lock, unsettled, notes, needs_vendor or bool(unsettled))
 
