@@ -142,3 +142,10 @@ def test_a_silent_fallback_server_is_an_error_not_a_hang() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_group_hook_uses_vendorings_transforms_for_a_vendoring_group(tmp_path: Path) -> None:
+    from plait.groups.transform import transform_distribution as hook
+
+    assert hook(URLLIB3, _ctx(tmp_path, COMPAT)) == transform_distribution(URLLIB3, _ctx(tmp_path, COMPAT))
+    assert "urllib3/LICENSE.txt" not in hook(URLLIB3, _ctx(tmp_path, {}))

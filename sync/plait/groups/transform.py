@@ -1,11 +1,14 @@
 """One distribution's tree as it lands in its group's directory: the hook the vendoring transforms fill.
 
 `transform_distribution` is the one place the pipeline is called with a
-group's configuration.  Until `plait.vendoring_compat` provides
-vendoring's exact transforms (drop, substitute, its import rewrite, stubs,
-licenses), this default keeps the files of the packages the distribution
-provides and rewrites every import of a sibling into the namespace with
-plait's own libcst rewrite (``import urllib3`` → ``from pip._vendor import urllib3``).
+group's configuration.  A group with a ``[groups.NAME.vendoring]`` table
+(what ``plait init`` writes from ``[tool.vendoring]``) goes through
+`plait.vendoring_compat.pipeline`: vendoring's exact transforms (drop,
+substitute, its import rewrite, licenses, stubs), because such a project's
+committed tree is vendoring's output.  Any other group keeps the files of the
+packages the distribution provides and rewrites every import of a sibling into
+the namespace with plait's own libcst rewrite
+(``import urllib3`` → ``from pip._vendor import urllib3``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..transforms import ImportRewrite, rewrite_tree
+from ..vendoring_compat import pipeline as vendoring_pipeline
 from .model import DistributionContext
 
 __all__ = ["distribution_files", "transform_distribution"]
@@ -42,6 +46,8 @@ def transform_distribution(files: Mapping[str, str], ctx: DistributionContext) -
     rewritten into ``ctx.group.namespace``; raises `PlaitError` (an import it
     cannot rewrite) naming the distribution and the file and line.
     """
+    if ctx.group.compat:
+        return vendoring_pipeline.transform_distribution(files, ctx)
     namespace = ctx.group.namespace
     rewrite = ImportRewrite.between(namespace, namespace, extra={name: f"{namespace}.{name}" for name in ctx.siblings})
     label = f"{ctx.group.name}/{ctx.name}=={ctx.version}"
