@@ -23,7 +23,17 @@ vendored copy (CPU time, median of 7).  It prints:
 * the peak RSS of the largest process of each run, and their ratio (goal: at most 1.5x);
 * that every consumer kept its local edit and got the upstream method.
 
-Run: ``python benchmarks/vendor_scale.py [--sizes 25,100] [--jobs N]``.
+Then one big module (issue 30, Scale): a generated module of about 20,000
+lines (``--module-lines``; merge_scaling.py's generator, its ``spread``
+variant with about 30 class edits each side and no module-level edits, so
+git's line merge is clean) added to the canonical package; one consumer
+vendors it and makes the local edits (recorded and committed), upstream makes
+its own (committed).  Timed side by side in the same run, each as a whole
+process (CPU of it and its children, peak RSS): ``plait vendor`` of that
+consumer, and ``plait merge`` of the same three versions of the module.
+Goals: vendor CPU at most 3x the merge's, and at most 250 MiB peak RSS.
+
+Run: ``python benchmarks/vendor_scale.py [--sizes 25,100] [--jobs N] [--module-lines 20000]``.
 Not a test: it prints PASS/MISS per goal and exits 0.
 """
 
@@ -41,13 +51,18 @@ from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
-from fleet import vendor_dir, write_fleet
+import merge_scaling
+from fleet import consumer_name, vendor_dir, write_fleet
 
 REPO = Path(__file__).resolve().parent.parent
 CANONICAL = REPO / "client" / "embedding_client"
 GOAL_RATIO = 3.0
 GOAL_GROWTH = 1.3
 GOAL_RSS = 1.5
+GOAL_MODULE_RATIO = 3.0  # a re-vendor of one big module against `plait merge` of it
+GOAL_MODULE_RSS_MIB = 250
+MODULE_EDIT_RATE = 0.01  # about 30 class edits each side in 20,000 lines
+BIG_MODULE = "services.py"
 
 # The local edit each consumer makes (its own number: no two edits alike), and the method upstream adds.
 LOCAL_EDIT = "self.misses = {i}"
@@ -183,24 +198,96 @@ def parse_floor(root: Path, repeat: int = 7) -> float:
     return statistics.median(samples)
 
 
-def timed_vendor(root: Path, jobs: int | None) -> dict[str, float]:
-    plait = Path(sys.executable).parent / "plait"
-    argv = [str(plait), "--workspace", str(root), "vendor", "--all", *(["--jobs", str(jobs)] if jobs else [])]
+def timed(argv: list[str], ok: tuple[int, ...] = (0,)) -> dict[str, float]:
+    """Run *argv* as a whole process: its exit, wall time, CPU (children included) and peak RSS."""
     proc = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True, text=True, check=True)
     usage: dict[str, float] = json.loads(proc.stdout)
-    if usage["exit"] != 0:
-        raise SystemExit(f"plait vendor --all exited {usage['exit']}: {usage['stderr']}")
+    if usage["exit"] not in ok:
+        raise SystemExit(f"{' '.join(argv[1:4])} exited {usage['exit']}: {usage['stderr']}")
     return usage
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="25,100", help="fleet sizes, smallest first")
-    parser.add_argument("--jobs", type=int, default=None, help="plait vendor --jobs (default: plait's, one per CPU)")
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",") if s]
-    print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+def timed_vendor(root: Path, jobs: int | None) -> dict[str, float]:
+    plait = Path(sys.executable).parent / "plait"
+    return timed([str(plait), "--workspace", str(root), "vendor", "--all", *(["--jobs", str(jobs)] if jobs else [])])
 
+
+def module_case(lines: int) -> merge_scaling.Case:
+    """merge_scaling's spread module of about *lines* lines, few class edits each side, none at module level."""
+    rate, render = merge_scaling.EDIT_RATE, merge_scaling.render
+    merge_scaling.EDIT_RATE = MODULE_EDIT_RATE
+    merge_scaling.render = lambda specs, pick, module: render(specs, pick, set())
+    try:
+        return merge_scaling.build(lines, "spread")
+    finally:
+        merge_scaling.EDIT_RATE, merge_scaling.render = rate, render
+
+
+def build_module(root: Path, case: merge_scaling.Case) -> Path:
+    """The workspace for the big module at *root*: base vendored, ours recorded, theirs upstream; the vendored file."""
+    package = write_fleet(root, 1, CANONICAL)
+    (package / BIG_MODULE).write_text(case.base, encoding="utf-8")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "canonical with a big module, and a consumer")
+    first = _plait(root, "vendor", "--all")
+    if first.returncode != 0:
+        raise SystemExit(f"the first vendor failed ({first.returncode}): {first.stderr.strip()}")
+    vendored = vendor_dir(root, 0) / BIG_MODULE
+    if vendored.read_text(encoding="utf-8") != case.base:
+        raise SystemExit("the vendored module differs from the canonical one: the merge would not see the same files")
+    vendored.write_text(case.ours, encoding="utf-8")
+    recorded = _plait(root, "vendor", "--all")
+    if recorded.returncode != 0:
+        raise SystemExit(f"recording the local edits failed ({recorded.returncode}): {recorded.stderr.strip()}")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "vendored, with local edits")
+    (package / BIG_MODULE).write_text(case.theirs, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "upstream edits")
+    return vendored
+
+
+def big_module(lines: int) -> None:
+    """Re-vendoring one big module against `plait merge` of the same three versions, in one run."""
+    case = module_case(lines)
+    plait = str(Path(sys.executable).parent / "plait")
+    with tempfile.TemporaryDirectory(prefix="plait-vendor-module-") as tmp:
+        root = Path(tmp)
+        vendored = build_module(root, case)
+        files = root / "merge"
+        files.mkdir()
+        for name in ("base", "ours", "theirs"):
+            (files / f"{name}.py").write_text(getattr(case, name), encoding="utf-8")
+        merge = timed([plait, "merge", str(files / "base.py"), str(files / "ours.py"), str(files / "theirs.py")])
+        vendor = timed([plait, "--workspace", str(root), "vendor", consumer_name(0)])
+        merged_exact = (files / "ours.py").read_text(encoding="utf-8") == case.expected
+        vendored_exact = vendored.read_text(encoding="utf-8") == case.expected
+        checked = _plait(root, "check").returncode
+    print(f"\none module of {case.lines} lines ({case.edits_ours} edits ours, {case.edits_theirs} theirs), in one run:")
+    for name, usage in (("plait merge", merge), ("plait vendor", vendor)):
+        print(
+            f"  {name:<13} {usage['cpu']:>6.2f} s CPU {usage['wall']:>6.2f} s wall"
+            f" peak RSS {usage['maxrss_kb'] / 1024:>4.0f} MiB"
+        )
+    print(
+        f"  merge result as expected: {merged_exact}; vendored result as expected: {vendored_exact};"
+        f" plait check exit {checked}"
+    )
+    ratio = vendor["cpu"] / merge["cpu"]
+    rss = vendor["maxrss_kb"] / 1024
+    print(
+        f"re-vendor CPU / merge CPU: {ratio:.2f}x (goal <= {GOAL_MODULE_RATIO}x)",
+        "PASS" if ratio <= GOAL_MODULE_RATIO else "MISS",
+    )
+    print(
+        f"re-vendor peak RSS: {rss:.0f} MiB (goal <= {GOAL_MODULE_RSS_MIB} MiB)",
+        "PASS" if rss <= GOAL_MODULE_RSS_MIB else "MISS",
+    )
+
+
+def fleet(sizes: list[int], jobs: int | None) -> None:
+    """Re-vendoring fleets of each size: CPU per consumer against the parse floor, growth, peak RSS."""
     runs: dict[int, dict[str, float]] = {}
     floors: list[float] = []
     for n in sizes:
@@ -210,7 +297,7 @@ def main() -> None:
             build(root, n)
             setup = time.perf_counter() - started
             floors.append(parse_floor(root))
-            usage = timed_vendor(root, args.jobs)
+            usage = timed_vendor(root, jobs)
             floors.append(parse_floor(root))
             kept, got = verify(root, n)
             checked = _plait(root, "check").returncode
@@ -247,6 +334,21 @@ def main() -> None:
         "every local edit kept, every consumer got the upstream method, plait check clean:",
         "PASS" if complete else "MISS",
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="25,100", help="fleet sizes, smallest first")
+    parser.add_argument("--jobs", type=int, default=None, help="plait vendor --jobs (default: plait's, one per CPU)")
+    parser.add_argument("--module-lines", type=int, default=20000, help="the big module's size (0 skips it)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+
+    if sizes:
+        fleet(sizes, args.jobs)
+    if args.module_lines:
+        big_module(args.module_lines)
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
