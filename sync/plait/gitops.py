@@ -870,6 +870,43 @@ def sparse_paths(path: Path) -> list[str]:
     return sorted(out)
 
 
+def committed_with_lf(files: Mapping[Path, bytes]) -> set[Path]:
+    """Those of *files* (a working-tree path → its bytes, each holding a CRLF) that git
+    would commit with LF endings: ``core.autocrlf``, or a ``.gitattributes`` text/eol rule.
+
+    git itself is asked (``hash-object --stdin-paths`` applies the checkout's
+    conversion for each path), and its blob compared with the LF form's, so
+    every rule git has (``text=auto``, its safe-CRLF guard, ``-text``) is its own.
+    """
+    import hashlib
+
+    by_top: dict[Path, list[tuple[str, Path]]] = {}
+    for path in files:
+        top = top_of(path.parent)
+        if top is not None:
+            by_top.setdefault(top, []).append((_rel(top, path), path))
+    out: set[Path] = set()
+    for top, entries in by_top.items():
+        try:
+            done = _run(
+                top,
+                ["hash-object", "--stdin-paths"],
+                what="ask git how it would commit CRLF files",
+                input="".join(f"{rel}\n" for rel, _ in entries).encode(),
+                check=False,
+            )
+        except PlaitError:
+            continue
+        shas = done.out.decode().split() if done.code == 0 else []
+        if len(shas) != len(entries):
+            continue  # git cannot say (a path with a newline): the bytes as they are
+        for (_rel_path, path), sha in zip(entries, shas, strict=True):
+            lf = files[path].replace(b"\r\n", b"\n")
+            if hashlib.sha1(b"blob %d\0" % len(lf) + lf).hexdigest() == sha:
+                out.add(path)
+    return out
+
+
 def merge_file(args: Sequence[str], *, timeout: float | None) -> tuple[int, bytes, bytes]:
     """``git merge-file args`` (files only, no repository): its exit code, stdout and stderr.
 

@@ -68,6 +68,14 @@ clones/
 cache/
 """
 
+# The objects are bytes named by their digest: a checkout that converts line
+# endings (core.autocrlf, an eol rule) must not change them, or every base
+# reads as corrupt there.
+STORE_GITATTRIBUTES = """\
+# plait's objects are named by the sha256 of their bytes: git never converts them.
+objects/** -text
+"""
+
 # The cache keeps itself out of git, so a store whose .gitignore predates it
 # (written once; the user may have edited it) never shows it either.
 CACHE_GITIGNORE = "# plait's cache of derived files (rebuilt when missing); never committed.\n*\n"
@@ -481,10 +489,14 @@ class Store:
         txn.write(self.confined(self.state_path), state.dumps(), last=True)
 
     def stage_gitignore(self, txn: Transaction) -> None:
-        """Keep the store's run-time files out of git, once: the user may edit it after."""
+        """Keep the store's run-time files out of git, and its objects from git's line-ending
+        conversion, once each: the user may edit them after."""
         ignore = self.root / ".gitignore"
         if not os.path.lexists(ignore):
             txn.write(self.confined(ignore), STORE_GITIGNORE)
+        attributes = self.root / ".gitattributes"
+        if not os.path.lexists(attributes):
+            txn.write(self.confined(attributes), STORE_GITATTRIBUTES)
 
     # -- the cache of derived files -------------------------------------------
     #

@@ -101,11 +101,24 @@ def check_exit(results: Iterable[ConsumerCheck]) -> int:
 def hash_files(files: Iterable[tuple[str, str | os.PathLike[str]]]) -> dict[str, str]:
     """relative path → sha256 of the file's bytes."""
     out: dict[str, str] = {}
+    crlf: dict[str, tuple[Path, bytes]] = {}
     for rel, path in files:
         try:
-            out[rel] = digest_of(read_bytes(path))
+            data = read_bytes(path)
         except OSError as exc:
             raise PlaitError(f"cannot read: {exc.strerror or type(exc).__name__}", path=str(path)) from None
+        out[rel] = digest_of(data)
+        if b"\r\n" in data:
+            crlf[rel] = (Path(path), data)
+    if crlf:
+        # What git would commit, not what the checkout shows: an autocrlf checkout's CRLF
+        # files hash as the LF an ordinary clone holds, so a clean `git status` is a clean check.
+        from .. import gitops
+
+        converted = gitops.committed_with_lf(dict(crlf.values()))
+        for rel, (path, data) in crlf.items():
+            if path in converted:
+                out[rel] = digest_of(data.replace(b"\r\n", b"\n"))
     return out
 
 
