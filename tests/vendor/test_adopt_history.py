@@ -399,3 +399,30 @@ def test_adopt_without_any_history_asks_for_a_base(tmp_path: Path) -> None:
     h = make_histories(tmp_path)
     with pytest.raises(PlaitError, match="no revision 'nope'"):
         adopt(Workspace.load(h.ws), "svc", "nope")
+
+
+def test_a_copy_older_than_every_source_revision_is_told_the_date_bound_left_them_out(tmp_path: Path) -> None:
+    # The copy's only commit predates every revision of the source (a history rewritten or imported
+    # later): the date bound excludes them all, and the error must say so and name --base.
+    upstream = init_repo(tmp_path / "upstream")
+    write_tree(tmp_path / "upstream" / "corelib", upstream_files(STORE_R1))
+    r1 = commit(upstream, "corelib R1", START + 30 * DAY)
+    write_tree(tmp_path / "upstream" / "corelib", upstream_files(STORE_R2, ERRORS_FIXED))
+    commit(upstream, "corelib R2", START + 40 * DAY)
+    service = init_repo(tmp_path / "service")
+    write_tree(tmp_path / "service" / "svc", {"__init__.py": "", "_vendored/__init__.py": ""})
+    write_tree(tmp_path / "service" / "svc" / "_vendored" / "corelib", sed(upstream_files(STORE_R1)))
+    commit(service, "the service, as found", START)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "lineages.toml").write_text(MANIFEST.format(subdir="corelib"), encoding="utf-8")
+
+    done = plait(ws, "adopt", "svc")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert "has no files in its history" not in said
+    assert "date bound left out all 2 revisions" in said and "--base" in said, said
+    assert "last commit" in said and "Traceback" not in said
+    # Doing as told works: --base names the revision it was copied from.
+    assert plait(ws, "adopt", "svc", "--base", r1).returncode == 0

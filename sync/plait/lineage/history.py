@@ -449,6 +449,15 @@ def find_base(
         if state and state not in states:
             states.add(state)
             distinct.append((revision, path))
+    if not distinct and bound_at is not None and skipped:
+        # The date bound was right to leave these out (a copy cannot start from a revision newer than
+        # itself), but a bare "no files" hides that the bound did it, and what to do instead.
+        raise PlaitError(
+            f"{source.name} has no revision dated before {copy.name}'s last commit {bound_at.short}"
+            f" ({bound_at.date}): the date bound left out all {_count(skipped, 'revision')} of its history;"
+            f" if the copy was made from one of them, pass --base REF (a revision of {source.name})",
+            path=str(source.top / source.path),
+        )
     if not distinct:
         raise PlaitError(f"{source.name} has no files in its history", path=str(source.top / source.path))
     blobs.load({sha for r, _ in distinct for sha in trees[r.sha].values()})
