@@ -111,6 +111,27 @@ def file_mode(target: Path, executable: bool | None) -> int | None:
     return mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
 
 
+# A file name may be NAME_MAX (255) bytes; the temporary name adds a dot, a dot, mkstemp's 8 random
+# characters and the suffix.  So a long name is cut for its temporary twin, never the other way round:
+# a legal name must stay writable.
+_TEMP_NAME_BUDGET = 255 - len(".") - len(".") - 8 - len(TEMP_SUFFIXES[0])
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of *name*'s temporary twins: ``.<name>.``, *name* cut to fit NAME_MAX.
+
+    The cut falls on a character boundary (a name is UTF-8 bytes on disk), and the journal
+    check recognises a twin by this same prefix, so both agree whatever the length.
+    """
+    encoded = os.fsencode(name)
+    if len(encoded) <= _TEMP_NAME_BUDGET:
+        return f".{name}."
+    cut = _TEMP_NAME_BUDGET
+    while cut > 0 and (encoded[cut] & 0xC0) == 0x80:  # never inside a UTF-8 sequence
+        cut -= 1
+    return f".{os.fsdecode(encoded[:cut])}."
+
+
 def stage_file(target: Path, data: bytes, *, mode: int | None = None) -> Path:
     """Write *data* to a fsynced temporary file beside *target*; its path.
 
@@ -121,7 +142,7 @@ def stage_file(target: Path, data: bytes, *, mode: int | None = None) -> Path:
     """
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIXES[0], dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target.name), suffix=TEMP_SUFFIXES[0], dir=target.parent)
     except OSError as exc:
         raise _os_error(exc, "write into this directory", target.parent) from None
     try:
@@ -334,7 +355,7 @@ def _journal_entries(path: Path, allowed: Callable[[Path], bool]) -> tuple[list[
         if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(p, str) for p in entry)):
             raise PlaitError("a journal rename must be [staged, target]", path=str(path))
         staged, target = Path(entry[0]), Path(entry[1])
-        named_like_ours = staged.name.startswith(f".{target.name}.") and staged.name.endswith(TEMP_SUFFIXES[0])
+        named_like_ours = staged.name.startswith(temp_prefix(target.name)) and staged.name.endswith(TEMP_SUFFIXES[0])
         if staged.parent != target.parent or not named_like_ours or not allowed(target):
             raise PlaitError(f"the journal names a path plait would not write: {target}", path=str(path))
         renames.append((staged, target))
