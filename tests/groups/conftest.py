@@ -27,7 +27,7 @@ def isolated_pip(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def wheelhouse(tmp_path: Path, isolated_pip: None) -> Path:
+def wheelhouse(tmp_path: Path, isolated_pip: None, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A find-links directory holding setuptools' wheel (for sdist builds); pip consults no index."""
     folder = tmp_path / "wheelhouse"
     folder.mkdir()
@@ -35,5 +35,7 @@ def wheelhouse(tmp_path: Path, isolated_pip: None) -> Path:
     if wheel is None:
         pytest.skip("no setuptools wheel in pip's cache to build sdists offline")
     shutil.copy(wheel, folder)
-    os.environ["PIP_NO_INDEX"] = "1"
+    # Through monkeypatch: set on os.environ, it outlived the test and sent every later pip of the
+    # worker (the client's own install, the CI recipe's wheel build) to no index at all.
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
     return folder
