@@ -29,7 +29,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..names import one_line
+from ..names import one_line, shell_word
 from ..records import record
 from .output import Output
 
@@ -171,7 +171,8 @@ class Places:
         since the paths given to it (`in_repo`) are named from the top, not from below it."""
         if self.cwd.resolve() == top.resolve():
             return "git"
-        return f"git -C {self.show(top)}"
+        # Quoted: a checkout under "svc ünï" printed a command the shell split into two words.
+        return f"git -C {shell_word(self.show(top))}"
 
     def in_repo(self, path: Path, top: Path) -> str:
         """*path* as git names it inside the repository at *top*."""
@@ -400,7 +401,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
             continue
         root, top = places.root(plan.name), places.repo(plan.name)
         if root is not None and top is not None:
-            abort = f"{places.git(top)} checkout -- {places.in_repo(root, top)}"
+            abort = f"{places.git(top)} checkout -- {shell_word(places.in_repo(root, top))}"
             steps.append(f"{resolve}, then plait vendor {plan.name} (to give up: {abort})")
         else:
             steps.append(f"{resolve}, then plait vendor {plan.name}")
@@ -424,7 +425,7 @@ def _run_next(report: AnyReport, places: Places, command: str) -> list[str]:
         top = repository_top(Path(path).parent)
         if top is not None:
             by_repo.setdefault(top, []).append(places.in_repo(Path(path), top))
-    steps += [f"{places.git(top)} add {' '.join(paths)}" for top, paths in by_repo.items()]
+    steps += [f"{places.git(top)} add {' '.join(shell_word(p) for p in paths)}" for top, paths in by_repo.items()]
     dependents = _dependents(report, places, command)
     if dependents and not report.conflicted:
         steps.append(f"plait vendor {' '.join(dependents)}")
