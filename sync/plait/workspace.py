@@ -681,12 +681,19 @@ class Workspace:
     def _copy(self, name: str, table: Mapping[str, object]) -> Copy:
         return Copy(**self._copy_fields(name, name, table))
 
-    def _lineage(self, name: str, table: object) -> Lineage:
-        section = f"lineages.{name}"
+    def _table(
+        self, kind: str, name: str, table: object, known: tuple[str, ...]
+    ) -> tuple[str, str, Mapping[str, object]]:
+        """``[kind.name]`` as a table of known keys: its section, where it is, and the table itself."""
+        section = f"{kind}.{name}"
         where = self._where(section)
         if not isinstance(table, Mapping):
             raise PlaitError(f"{where} must be a table")
-        _known_keys(table, _LINEAGE_KEYS, where)
+        _known_keys(table, known, where)
+        return section, where, table
+
+    def _lineage(self, name: str, table: object) -> Lineage:
+        section, where, table = self._table("lineages", name, table, _LINEAGE_KEYS)
         files = _str_map(table, "files", where)
         for source, target in files.items():
             _relative(source, f"{where} files")
@@ -709,11 +716,7 @@ class Workspace:
         )
 
     def _consumer(self, name: str, table: object) -> Consumer:
-        section = f"consumers.{name}"
-        where = self._where(section)
-        if not isinstance(table, Mapping):
-            raise PlaitError(f"{where} must be a table")
-        _known_keys(table, _CONSUMER_KEYS, where)
+        section, where, table = self._table("consumers", name, table, _CONSUMER_KEYS)
         root, confine, git, _repo = self._location(table, section, name)
         vendor_rel = _relative(_str(table, "vendor_dir", where), where)
         vendor_dir = resolved_below(root, vendor_rel)
@@ -748,11 +751,7 @@ class Workspace:
         """A ``[groups.NAME]`` table: many distributions vendored into one directory (`plait.groups`)."""
         from .groups.model import GROUP_KEYS, Group
 
-        section = f"groups.{name}"
-        where = self._where(section)
-        if not isinstance(table, Mapping):
-            raise PlaitError(f"{where} must be a table")
-        _known_keys(table, GROUP_KEYS, where)
+        section, where, table = self._table("groups", name, table, GROUP_KEYS)
         directory = self.confined(_relative(_str(table, "path", where), where), what=f"{where} path")
         namespace = _str(table, "namespace", where)
         if not all(part.isidentifier() for part in namespace.split(".")):
